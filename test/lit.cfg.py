@@ -1,0 +1,52 @@
+# -*- Python -*-
+# lit configuration for Kernel Foundry.
+
+import os
+import shutil
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "KF"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.kf_obj_root, "test")
+config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py",
+                   "Inputs"]
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%kf_src_root", config.kf_src_root))
+config.substitutions.append(("%examples", os.path.join(config.kf_src_root, "examples")))
+
+llvm_config.use_default_substitutions()
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+
+tool_dirs = [config.kf_tools_dir, config.llvm_tools_dir]
+tools = ["kf-opt"]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+# FileCheck variables do not leak across CHECK-LABEL blocks.
+config.substitutions.insert(0, ("FileCheck ", "FileCheck --enable-var-scope "))
+
+# ptxas: PTX is assembled in tests when the CUDA toolkit is present.
+if config.ptxas_executable and os.path.exists(config.ptxas_executable):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", config.ptxas_executable))
+
+# A CUDA driver (libcuda.so.1) means GPU tests can run here.
+def have_cuda_driver():
+    import ctypes
+    try:
+        lib = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False
+    count = ctypes.c_int(0)
+    if lib.cuInit(0) != 0 or lib.cuDeviceGetCount(ctypes.byref(count)) != 0:
+        return False
+    return count.value > 0
+
+if have_cuda_driver():
+    config.available_features.add("cuda")
