@@ -3,6 +3,7 @@
 #include "kf/InitAll.h"
 
 #include "kf/Dialect/KF/KFDialect.h"
+#include "kf/Pipelines/Pipelines.h"
 #include "kf/Transforms/Passes.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -227,4 +228,5 @@ void kf::registerAllPasses() {
 
   // Kernel Foundry's own.
   kf::registerKFPasses();
+  kf::registerKFPipelines();
 }

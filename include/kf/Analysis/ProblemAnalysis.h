@@ -1,0 +1,63 @@
+//===- ProblemAnalysis.h - Work and traffic of a problem --------*- C++ -*-===//
+//
+// Problem-wide facts at the linalg level: floating-point operations, the
+// fewest bytes any kernel must move (each input read once, each output
+// written once), arithmetic intensity, and the roofline floor on a target
+// from measured ceilings.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KF_ANALYSIS_PROBLEMANALYSIS_H
+#define KF_ANALYSIS_PROBLEMANALYSIS_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
+#include <string>
+
+namespace kf {
+
+/// Measured ceilings of a GPU. Defaults: an H200 measured in this project
+/// (device-to-device copy counting bytes read and written; cuBLAS SGEMM with
+/// TF32 off at 8192^3; bf16 GEMM).
+struct Ceilings {
+  std::string device = "NVIDIA H200 (kf defaults)";
+  double copyBytesPerSecond = 4.27e12;
+  double fp32FlopsPerSecond = 50.9e12;
+  double bf16FlopsPerSecond = 825e12;
+
+  /// Reads a JSON file {"device": ..., "copy_bytes_per_second": ...,
+  /// "fp32_flops_per_second": ..., "bf16_flops_per_second": ...}; fields not
+  /// given keep their defaults.
+  static llvm::Expected<Ceilings> load(llvm::StringRef path);
+};
+
+struct ProblemAnalysis {
+  /// Floating-point operations of the reference (a multiply-add counts 2).
+  int64_t flops = 0;
+  /// Bytes every kernel must move at least: inputs read once plus outputs
+  /// written once.
+  int64_t minBytes = 0;
+  /// Bytes the reference moves when each linalg op is its own memory pass
+  /// (what an eager framework does).
+  int64_t unfusedBytes = 0;
+  unsigned numLinalgOps = 0;
+
+  double intensity() const {
+    return minBytes ? double(flops) / double(minBytes) : 0;
+  }
+  /// max(bytes / bandwidth, flops / rate) in seconds.
+  double floorSeconds(const Ceilings &ceilings) const;
+  /// "memory" or "compute": which term sets the floor.
+  llvm::StringRef floorBound(const Ceilings &ceilings) const;
+};
+
+ProblemAnalysis analyzeProblem(mlir::func::FuncOp reference);
+
+llvm::json::Value toJSON(const ProblemAnalysis &analysis,
+                         const Ceilings &ceilings);
+
+} // namespace kf
+
+#endif // KF_ANALYSIS_PROBLEMANALYSIS_H

@@ -1,0 +1,63 @@
+//===- Compiler.h - Problem + schedule -> lowered module --------*- C++ -*-===//
+//
+// The compile half of evaluating a candidate: extract the problem's
+// reference, apply the candidate's schedule (or the default one), lower to
+// PTX, and read the host side as a launch plan. Runs on any machine.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KF_PIPELINES_COMPILER_H
+#define KF_PIPELINES_COMPILER_H
+
+#include "kf/Pipelines/Pipelines.h"
+#include "kf/Runtime/LaunchPlan.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <optional>
+#include <string>
+
+namespace kf {
+
+/// Where a compilation failed, for reports and the search's bookkeeping.
+enum class CompileStage { Schedule, Transform, Lowering, HostCode };
+llvm::StringRef stringifyCompileStage(CompileStage stage);
+
+struct CompileOptions {
+  std::string chip = "sm_90";
+  unsigned ptxVersion = 0;
+  unsigned optLevel = 3;
+  /// "isa" (PTX) or "bin" (cubin through ptxas).
+  std::string format = "isa";
+};
+
+struct CompiledCandidate {
+  /// The schedule that was applied (the default one rendered when none was
+  /// given).
+  std::string schedule;
+  mlir::OwningOpRef<mlir::ModuleOp> lowered;
+  LaunchPlan plan;
+};
+
+/// Compiles `problem` (a module with a kf.problem) with `schedule` (a
+/// transform script; std::nullopt for the default schedule). The problem
+/// module is not modified. Errors are emitted as diagnostics (attach a
+/// handler to collect them); on failure `failedStage` says where.
+mlir::FailureOr<CompiledCandidate>
+compileCandidate(mlir::ModuleOp problem, llvm::StringRef problemName,
+                 std::optional<llvm::StringRef> schedule,
+                 const CompileOptions &options,
+                 CompileStage *failedStage = nullptr);
+
+/// Compiles kf's runtime kernels (see RuntimeKernels.h) for the target.
+mlir::FailureOr<PlanModule> compileRuntimeKernels(mlir::MLIRContext *context,
+                                                  const CompileOptions &options);
+
+/// PTX (or cubin bytes) of every kernel binary in a lowered module,
+/// concatenated in module order, for `kf-evolve compile -o`.
+std::string collectKernelImages(mlir::ModuleOp lowered);
+
+} // namespace kf
+
+#endif // KF_PIPELINES_COMPILER_H

@@ -1,0 +1,133 @@
+//===- Evaluator.h - Correctness and timing on the GPU ----------*- C++ -*-===//
+//
+// Evaluates a candidate against the trusted reference on one GPU: inputs
+// drawn on the GPU from each input's distribution with fresh seeds per
+// trial, outputs poisoned before every run, every output element compared
+// under the problem's tolerance, inputs checked unchanged, timing with CUDA
+// events, an L2 flush between runs and rotated input sets, and a final check
+// of the last timed output. A candidate that faults leaves the CUDA context
+// unusable: the evaluator reports it, and the worker process that owns the
+// evaluator must then exit (see Worker.h).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KF_RUNTIME_EVALUATOR_H
+#define KF_RUNTIME_EVALUATOR_H
+
+#include "kf/Runtime/CudaDriver.h"
+#include "kf/Runtime/LaunchPlan.h"
+#include "kf/Runtime/ProblemSpec.h"
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
+#include <memory>
+#include <optional>
+
+namespace kf {
+
+struct EvalConfig {
+  int device = 0;
+  /// Correctness trials, each on freshly drawn inputs (seed + trial).
+  unsigned trials = 3;
+  uint64_t seed = 1;
+  /// Input sets the timed runs rotate over (set 0 is the last trial's).
+  unsigned inputSets = 2;
+  unsigned warmupRuns = 2;
+  unsigned minTimedRuns = 5;
+  unsigned maxTimedRuns = 50;
+  /// Timed runs stop once this much GPU time was spent (after minTimedRuns).
+  double timeBudgetMs = 1000;
+  bool flushL2 = true;
+  /// Also time the reference (the default schedule: the speedup baseline).
+  bool timeReference = true;
+};
+
+llvm::json::Value toJSON(const EvalConfig &config);
+bool fromJSON(const llvm::json::Value &value, EvalConfig &config,
+              llvm::json::Path path);
+
+struct TimingStats {
+  unsigned runs = 0;
+  double medianMs = 0, minMs = 0, maxMs = 0, p10Ms = 0, p90Ms = 0;
+};
+
+/// Summarizes per-run times (milliseconds).
+TimingStats summarizeTimes(llvm::ArrayRef<double> times);
+
+/// Comparison of one output against the reference over one trial.
+struct OutputErrors {
+  unsigned output = 0;
+  int64_t elements = 0;
+  int64_t mismatches = 0;
+  /// -1 when every element matched.
+  int64_t firstMismatch = -1;
+  double maxAbsError = 0, maxRelError = 0;
+};
+
+/// Resources of one kernel as the driver reports them.
+struct KernelResources {
+  std::string name;
+  int registers = 0, staticSharedBytes = 0, localBytes = 0,
+      maxThreadsPerBlock = 0;
+  int64_t threadsPerBlock = 0, dynamicSharedBytes = 0;
+};
+
+enum class EvalStatus {
+  Correct,
+  Incorrect,
+  InputsModified,
+  ResourceLimit,
+  LoadError,
+  Fault,
+  Timeout,
+  NoDevice,
+  InternalError,
+};
+llvm::StringRef stringifyEvalStatus(EvalStatus status);
+std::optional<EvalStatus> symbolizeEvalStatus(llvm::StringRef text);
+
+struct EvalResult {
+  EvalStatus status = EvalStatus::InternalError;
+  std::string message;
+  /// Worst trial per output (most mismatches, then largest error).
+  llvm::SmallVector<OutputErrors> errors;
+  std::optional<TimingStats> candidateTime, referenceTime;
+  llvm::SmallVector<KernelResources> kernels;
+  std::string deviceName;
+  int driverVersion = 0;
+  /// Set when the CUDA context can no longer be trusted (a fault): the
+  /// process must not evaluate anything else.
+  bool contextLost = false;
+};
+
+llvm::json::Value toJSON(const EvalResult &result);
+bool fromJSON(const llvm::json::Value &value, EvalResult &result,
+              llvm::json::Path path);
+
+/// Owns a CUDA context on one device and kf's runtime kernels.
+class GpuEvaluator {
+public:
+  /// Fails when no driver or device is available, or the runtime kernels do
+  /// not load.
+  static llvm::Expected<std::unique_ptr<GpuEvaluator>>
+  create(int device, const PlanModule &runtimeKernels);
+  ~GpuEvaluator();
+
+  /// Evaluates `candidate` against `reference` (both plans for the problem
+  /// `spec`). Never throws away a fault: it becomes the result's status.
+  EvalResult evaluate(const ProblemSpec &spec, const LaunchPlan &reference,
+                      const LaunchPlan &candidate, const EvalConfig &config);
+
+  const DeviceInfo &device() const;
+
+  class Impl;
+
+private:
+  explicit GpuEvaluator(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl;
+};
+
+} // namespace kf
+
+#endif // KF_RUNTIME_EVALUATOR_H

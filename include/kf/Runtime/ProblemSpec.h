@@ -1,0 +1,59 @@
+//===- ProblemSpec.h - A problem's I/O contract as plain data ---*- C++ -*-===//
+//
+// What the runtime needs to know about a problem, with no MLIR context: the
+// inputs (element type, shape, distribution), the outputs and the tolerance.
+// It crosses the process boundary to the measurement worker as JSON.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KF_RUNTIME_PROBLEMSPEC_H
+#define KF_RUNTIME_PROBLEMSPEC_H
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
+#include <cstdint>
+#include <string>
+
+namespace kf {
+class ProblemOp;
+
+struct Distribution {
+  enum class Kind { Uniform, Normal, IntRange };
+  Kind kind = Kind::Uniform;
+  /// Uniform: [a, b). Normal: mean a, standard deviation b. IntRange:
+  /// [a, b) as integers.
+  double a = -1.0, b = 1.0;
+};
+
+struct TensorSpec {
+  /// MLIR spelling of the element type: f32, f16, bf16, f64, i1 ... i64.
+  std::string elementType;
+  llvm::SmallVector<int64_t> shape;
+  Distribution distribution;
+
+  int64_t numElements() const;
+  /// Bytes per element as the kernels store them (i1 takes a byte).
+  unsigned elementBytes() const;
+  int64_t bytes() const { return numElements() * elementBytes(); }
+  bool isFloat() const;
+};
+
+struct ProblemSpec {
+  std::string name;
+  llvm::SmallVector<TensorSpec> inputs;
+  llvm::SmallVector<TensorSpec> outputs;
+  double atol = 0, rtol = 0;
+};
+
+/// Reads a verified kf.problem.
+ProblemSpec buildProblemSpec(ProblemOp problem);
+
+llvm::json::Value toJSON(const ProblemSpec &spec);
+bool fromJSON(const llvm::json::Value &value, ProblemSpec &spec,
+              llvm::json::Path path);
+
+} // namespace kf
+
+#endif // KF_RUNTIME_PROBLEMSPEC_H

@@ -1,0 +1,69 @@
+//===- Schedules.h - Schedules: transform scripts for a problem -*- C++ -*-===//
+//
+// A candidate for an MLIR problem is the problem plus a schedule: a
+// transform-dialect script that tiles the reference's linalg operations onto
+// blocks and threads, bufferizes, and maps the result to gpu.launch ops.
+// Scripts are generated from a small structured description (OpSchedule per
+// linalg op) so that experts can mutate parameters rather than text, and the
+// text is what is stored, printed and applied.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KF_TRANSFORMS_SCHEDULES_H
+#define KF_TRANSFORMS_SCHEDULES_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <string>
+
+namespace kf {
+
+/// How one linalg operation of the reference is mapped to the GPU. Sizes are
+/// given per *parallel* loop of the op, outermost first. Up to three
+/// parallel loops are mapped to the grid (the innermost to x); a block tile
+/// of 0 leaves that loop untiled, so each thread iterates over all of it.
+/// Reduction loops always stay sequential inside a thread.
+struct OpSchedule {
+  /// Tile of the op's iteration space that one thread block computes.
+  llvm::SmallVector<int64_t> blockTile;
+  /// Threads per block along each parallel loop (0 for loops not mapped to
+  /// threads); each thread gets an equal share of the block tile.
+  llvm::SmallVector<int64_t> threads;
+};
+
+/// The schedule of a whole reference function: one OpSchedule per linalg
+/// op, in the order the ops appear in the function.
+struct Schedule {
+  llvm::SmallVector<OpSchedule> ops;
+};
+
+/// The default schedule: simple and correct for every supported problem.
+/// Each linalg op gets its own kernel; each thread computes one element of
+/// the op's parallel iteration space (64 x 4 elements per block) and runs its
+/// reduction loops sequentially. Fails with an error at the offending op
+/// when an op cannot be mapped (e.g. it has no parallel loop).
+mlir::FailureOr<Schedule> buildDefaultSchedule(mlir::func::FuncOp reference);
+
+/// Renders `schedule` for `reference` as a transform-dialect script (a module
+/// holding `@__transform_main`). Fails with an error when the schedule does
+/// not fit the reference (wrong op count, sizes, more than 1024 threads).
+mlir::FailureOr<std::string> renderSchedule(mlir::func::FuncOp reference,
+                                            const Schedule &schedule);
+
+/// Parses a transform script and checks it has an entry point.
+mlir::OwningOpRef<mlir::ModuleOp> parseSchedule(llvm::StringRef text,
+                                                llvm::StringRef bufferName,
+                                                mlir::MLIRContext *context);
+
+/// Applies the schedule `script` to `payload`, a module holding only the
+/// reference function (see kf-extract-reference). On failure the
+/// interpreter's diagnostics have been emitted.
+mlir::LogicalResult applySchedule(mlir::ModuleOp payload,
+                                  mlir::ModuleOp script);
+
+} // namespace kf
+
+#endif // KF_TRANSFORMS_SCHEDULES_H

@@ -1,0 +1,97 @@
+//===- Pipelines.cpp - kf pass pipelines ----------------------------------===//
+
+#include "kf/Pipelines/Pipelines.h"
+#include "kf/Transforms/Passes.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+
+unsigned kf::minimumPTXVersion(StringRef chip) {
+  // PTX ISA release notes: the first version supporting each target.
+  return llvm::StringSwitch<unsigned>(chip)
+      .Cases({"sm_70", "sm_72"}, 61)
+      .Case("sm_75", 63)
+      .Case("sm_80", 70)
+      .Case("sm_86", 71)
+      .Case("sm_87", 74)
+      .Case("sm_89", 78)
+      .Cases({"sm_90", "sm_90a"}, 80)
+      .Cases({"sm_100", "sm_100a"}, 86)
+      .Cases({"sm_120", "sm_120a"}, 87)
+      .Default(0);
+}
+
+void kf::buildLowerToPTXPipeline(OpPassManager &pm,
+                                 const LowerToPTXOptions &options) {
+  // Host side: outputs become out-parameters (the runtime owns every
+  // buffer), self-copies left by bufferization fold away, remaining linalg
+  // ops inside launches become loops, and constants move into the launch
+  // bodies so that the kernels can fold them.
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  OpPassManager &funcPM = pm.nest<func::FuncOp>();
+  funcPM.addPass(createCSEPass());
+  funcPM.addPass(createCanonicalizerPass());
+  funcPM.addPass(createConvertLinalgToLoopsPass());
+  funcPM.addPass(createGpuLaunchSinkIndexComputationsPass());
+  pm.addPass(kf::createKFCheckHostCode());
+  pm.addPass(createGpuKernelOutliningPass());
+
+  buildDeviceLoweringPipeline(pm, options, /*barePointers=*/true);
+}
+
+void kf::buildDeviceLoweringPipeline(OpPassManager &pm,
+                                     const LowerToPTXOptions &options,
+                                     bool barePointers) {
+  unsigned ptx = options.ptxVersion ? unsigned(options.ptxVersion)
+                                    : minimumPTXVersion(options.chip);
+  if (!ptx)
+    ptx = 80;
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.features = "+ptx" + std::to_string(ptx);
+  target.optLevel = options.optLevel;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  OpPassManager &gpuPM = pm.nest<gpu::GPUModuleOp>();
+  gpuPM.addPass(createConvertVectorToSCFPass());
+  gpuPM.addPass(createSCFToControlFlowPass());
+  gpuPM.addPass(memref::createExpandStridedMetadataPass());
+  gpuPM.addPass(createLowerAffinePass());
+  gpuPM.addPass(createCanonicalizerPass());
+  ConvertGpuOpsToNVVMOpsOptions toNVVM;
+  toNVVM.useBarePtrCallConv = barePointers;
+  gpuPM.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
+  gpuPM.addPass(createCanonicalizerPass());
+  gpuPM.addPass(createCSEPass());
+  gpuPM.addPass(createReconcileUnrealizedCastsPass());
+
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = options.format;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
+void kf::registerKFPipelines() {
+  PassPipelineRegistration<LowerToPTXOptions>(
+      "kf-lower-to-ptx",
+      "Lower a scheduled module (gpu.launch on memrefs) to host launch code "
+      "and gpu.binary ops holding PTX (format=isa) or cubin (format=bin)",
+      buildLowerToPTXPipeline);
+}

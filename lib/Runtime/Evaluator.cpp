@@ -1,0 +1,992 @@
+//===- Evaluator.cpp - Correctness and timing on the GPU ------------------===//
+
+#include "kf/Runtime/Evaluator.h"
+
+#include "kf/Runtime/RuntimeKernels.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+
+using namespace kf;
+using llvm::Error;
+using llvm::Expected;
+
+//===----------------------------------------------------------------------===//
+// Status names and JSON
+//===----------------------------------------------------------------------===//
+
+static const std::pair<EvalStatus, llvm::StringLiteral> kStatusNames[] = {
+    {EvalStatus::Correct, "correct"},
+    {EvalStatus::Incorrect, "incorrect"},
+    {EvalStatus::InputsModified, "inputs-modified"},
+    {EvalStatus::ResourceLimit, "resource-limit"},
+    {EvalStatus::LoadError, "load-error"},
+    {EvalStatus::Fault, "runtime-fault"},
+    {EvalStatus::Timeout, "timeout"},
+    {EvalStatus::NoDevice, "no-device"},
+    {EvalStatus::InternalError, "internal-error"},
+};
+
+llvm::StringRef kf::stringifyEvalStatus(EvalStatus status) {
+  for (const auto &[value, name] : kStatusNames)
+    if (value == status)
+      return name;
+  llvm_unreachable("unknown status");
+}
+
+std::optional<EvalStatus> kf::symbolizeEvalStatus(llvm::StringRef text) {
+  for (const auto &[value, name] : kStatusNames)
+    if (name == text)
+      return value;
+  return std::nullopt;
+}
+
+llvm::json::Value kf::toJSON(const EvalConfig &c) {
+  return llvm::json::Object{
+      {"device", c.device},          {"trials", c.trials},
+      {"seed", (int64_t)c.seed},     {"input_sets", c.inputSets},
+      {"warmup_runs", c.warmupRuns}, {"min_timed_runs", c.minTimedRuns},
+      {"max_timed_runs", c.maxTimedRuns},
+      {"time_budget_ms", c.timeBudgetMs},
+      {"flush_l2", c.flushL2},       {"time_reference", c.timeReference}};
+}
+
+bool kf::fromJSON(const llvm::json::Value &value, EvalConfig &c,
+                  llvm::json::Path path) {
+  llvm::json::ObjectMapper m(value, path);
+  int64_t seed = c.seed;
+  bool ok = m && m.mapOptional("device", c.device) &&
+            m.mapOptional("trials", c.trials) && m.mapOptional("seed", seed) &&
+            m.mapOptional("input_sets", c.inputSets) &&
+            m.mapOptional("warmup_runs", c.warmupRuns) &&
+            m.mapOptional("min_timed_runs", c.minTimedRuns) &&
+            m.mapOptional("max_timed_runs", c.maxTimedRuns) &&
+            m.mapOptional("time_budget_ms", c.timeBudgetMs) &&
+            m.mapOptional("flush_l2", c.flushL2) &&
+            m.mapOptional("time_reference", c.timeReference);
+  c.seed = seed;
+  return ok;
+}
+
+static llvm::json::Value toJSON(const TimingStats &t) {
+  return llvm::json::Object{{"runs", t.runs},       {"median_ms", t.medianMs},
+                            {"min_ms", t.minMs},    {"max_ms", t.maxMs},
+                            {"p10_ms", t.p10Ms},    {"p90_ms", t.p90Ms}};
+}
+
+static bool fromJSON(const llvm::json::Value &value, TimingStats &t,
+                     llvm::json::Path path) {
+  llvm::json::ObjectMapper m(value, path);
+  return m && m.map("runs", t.runs) && m.map("median_ms", t.medianMs) &&
+         m.map("min_ms", t.minMs) && m.map("max_ms", t.maxMs) &&
+         m.map("p10_ms", t.p10Ms) && m.map("p90_ms", t.p90Ms);
+}
+
+llvm::json::Value kf::toJSON(const EvalResult &r) {
+  llvm::json::Object object{{"status", stringifyEvalStatus(r.status)},
+                            {"message", r.message},
+                            {"device", r.deviceName},
+                            {"driver_version", r.driverVersion},
+                            {"context_lost", r.contextLost}};
+  llvm::json::Array errors;
+  for (const OutputErrors &e : r.errors)
+    errors.push_back(llvm::json::Object{{"output", e.output},
+                                        {"elements", e.elements},
+                                        {"mismatches", e.mismatches},
+                                        {"first_mismatch", e.firstMismatch},
+                                        {"max_abs_error", e.maxAbsError},
+                                        {"max_rel_error", e.maxRelError}});
+  object["errors"] = std::move(errors);
+  if (r.candidateTime)
+    object["time"] = ::toJSON(*r.candidateTime);
+  if (r.referenceTime)
+    object["reference_time"] = ::toJSON(*r.referenceTime);
+  llvm::json::Array kernels;
+  for (const KernelResources &k : r.kernels)
+    kernels.push_back(llvm::json::Object{
+        {"name", k.name},
+        {"registers", k.registers},
+        {"static_shared_bytes", k.staticSharedBytes},
+        {"dynamic_shared_bytes", k.dynamicSharedBytes},
+        {"local_bytes", k.localBytes},
+        {"threads_per_block", k.threadsPerBlock},
+        {"max_threads_per_block", k.maxThreadsPerBlock}});
+  object["kernels"] = std::move(kernels);
+  return object;
+}
+
+bool kf::fromJSON(const llvm::json::Value &value, EvalResult &r,
+                  llvm::json::Path path) {
+  llvm::json::ObjectMapper m(value, path);
+  std::string status;
+  if (!m || !m.map("status", status) || !m.map("message", r.message))
+    return false;
+  std::optional<EvalStatus> parsed = symbolizeEvalStatus(status);
+  if (!parsed) {
+    path.field("status").report("unknown status");
+    return false;
+  }
+  r.status = *parsed;
+  m.mapOptional("device", r.deviceName);
+  m.mapOptional("driver_version", r.driverVersion);
+  m.mapOptional("context_lost", r.contextLost);
+  const llvm::json::Object *object = value.getAsObject();
+  if (const llvm::json::Array *errors = object->getArray("errors")) {
+    for (const llvm::json::Value &e : *errors) {
+      llvm::json::ObjectMapper em(e, path.field("errors"));
+      OutputErrors out;
+      if (!em || !em.map("output", out.output) ||
+          !em.map("elements", out.elements) ||
+          !em.map("mismatches", out.mismatches) ||
+          !em.map("first_mismatch", out.firstMismatch) ||
+          !em.map("max_abs_error", out.maxAbsError) ||
+          !em.map("max_rel_error", out.maxRelError))
+        return false;
+      r.errors.push_back(out);
+    }
+  }
+  if (const llvm::json::Value *t = object->get("time")) {
+    TimingStats stats;
+    if (!::fromJSON(*t, stats, path.field("time")))
+      return false;
+    r.candidateTime = stats;
+  }
+  if (const llvm::json::Value *t = object->get("reference_time")) {
+    TimingStats stats;
+    if (!::fromJSON(*t, stats, path.field("reference_time")))
+      return false;
+    r.referenceTime = stats;
+  }
+  if (const llvm::json::Array *kernels = object->getArray("kernels")) {
+    for (const llvm::json::Value &k : *kernels) {
+      llvm::json::ObjectMapper km(k, path.field("kernels"));
+      KernelResources res;
+      if (!km || !km.map("name", res.name) ||
+          !km.map("registers", res.registers) ||
+          !km.map("static_shared_bytes", res.staticSharedBytes) ||
+          !km.map("dynamic_shared_bytes", res.dynamicSharedBytes) ||
+          !km.map("local_bytes", res.localBytes) ||
+          !km.map("threads_per_block", res.threadsPerBlock) ||
+          !km.map("max_threads_per_block", res.maxThreadsPerBlock))
+        return false;
+      r.kernels.push_back(res);
+    }
+  }
+  return true;
+}
+
+TimingStats kf::summarizeTimes(llvm::ArrayRef<double> times) {
+  TimingStats stats;
+  if (times.empty())
+    return stats;
+  std::vector<double> sorted(times.begin(), times.end());
+  std::sort(sorted.begin(), sorted.end());
+  auto quantile = [&](double q) {
+    double pos = q * (sorted.size() - 1);
+    size_t lo = (size_t)std::floor(pos), hi = (size_t)std::ceil(pos);
+    return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
+  };
+  stats.runs = sorted.size();
+  stats.minMs = sorted.front();
+  stats.maxMs = sorted.back();
+  stats.medianMs = quantile(0.5);
+  stats.p10Ms = quantile(0.1);
+  stats.p90Ms = quantile(0.9);
+  return stats;
+}
+
+//===----------------------------------------------------------------------===//
+// Errors carrying an evaluation status
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+class EvalError : public llvm::ErrorInfo<EvalError> {
+public:
+  static char ID;
+  EvalError(EvalStatus status, std::string message)
+      : status(status), message(std::move(message)) {}
+  void log(llvm::raw_ostream &os) const override { os << message; }
+  std::error_code convertToErrorCode() const override {
+    return llvm::inconvertibleErrorCode();
+  }
+  EvalStatus status;
+  std::string message;
+};
+char EvalError::ID = 0;
+
+Error evalError(EvalStatus status, const llvm::Twine &message) {
+  return llvm::make_error<EvalError>(status, message.str());
+}
+
+/// Re-labels a driver error with `status`.
+Error withStatus(Error error, EvalStatus status) {
+  if (!error)
+    return Error::success();
+  return evalError(status, llvm::toString(std::move(error)));
+}
+
+/// Driver errors that mean a kernel faulted and the context is gone.
+bool isFaultCode(CUresult code) {
+  // CUDA_ERROR_ILLEGAL_ADDRESS (700), LAUNCH_OUT_OF_RESOURCES is 701 (not a
+  // fault), LAUNCH_TIMEOUT 702, HARDWARE_STACK_ERROR 714, ILLEGAL_INSTRUCTION
+  // 715, MISALIGNED_ADDRESS 716, INVALID_ADDRESS_SPACE 717, INVALID_PC 718,
+  // LAUNCH_FAILED 719, ASSERT 710.
+  return code == 700 || code == 702 || code == 710 ||
+         (code >= 714 && code <= 719);
+}
+
+/// Argument bytes for cuLaunchKernel.
+class KernelArguments {
+public:
+  void addPointer(CUdeviceptr pointer) { add(&pointer, sizeof(pointer)); }
+  void addI64(int64_t value) { add(&value, 8); }
+  void addI32(int32_t value) { add(&value, 4); }
+  void addI16(int16_t value) { add(&value, 2); }
+  void addI8(int8_t value) { add(&value, 1); }
+  void addF64(double value) { add(&value, 8); }
+  void addF32(float value) { add(&value, 4); }
+  /// A memref<?xT> descriptor: allocated and aligned pointers, offset, size,
+  /// stride.
+  void addVector(CUdeviceptr pointer, int64_t size) {
+    addPointer(pointer);
+    addPointer(pointer);
+    addI64(0);
+    addI64(size);
+    addI64(1);
+  }
+  void **pointers() {
+    params.clear();
+    for (auto &slot : storage)
+      params.push_back(slot.data());
+    return params.data();
+  }
+
+private:
+  void add(const void *data, size_t bytes) {
+    std::array<uint8_t, 8> slot{};
+    std::memcpy(slot.data(), data, bytes);
+    storage.push_back(slot);
+  }
+  std::vector<std::array<uint8_t, 8>> storage;
+  std::vector<void *> params;
+};
+
+int64_t roundUp(int64_t value, int64_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// LoadedPlan
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A LaunchPlan with its modules loaded, kernels resolved, resources
+/// checked and temporaries allocated (once: runs reuse them).
+class LoadedPlan {
+public:
+  static Expected<std::unique_ptr<LoadedPlan>>
+  load(CudaDriver &driver, const LaunchPlan &plan, const DeviceInfo &device,
+       llvm::StringRef role, llvm::SmallVectorImpl<KernelResources> &report);
+  ~LoadedPlan();
+
+  /// Enqueues one run on `stream`; `arguments` are the host function's
+  /// arguments (inputs, then outputs).
+  Error enqueue(CUstream stream, llvm::ArrayRef<CUdeviceptr> arguments);
+
+private:
+  LoadedPlan(CudaDriver &driver, const LaunchPlan &plan)
+      : driver(driver), plan(plan) {}
+  CudaDriver &driver;
+  const LaunchPlan &plan;
+  std::vector<CUmodule> modules;
+  std::vector<CUfunction> functions; // per step (null for non-launches)
+  std::vector<DeviceBuffer> temporaries; // per plan buffer (empty for args)
+};
+
+} // namespace
+
+LoadedPlan::~LoadedPlan() {
+  for (CUmodule module : modules)
+    driver.cuModuleUnload(module);
+}
+
+Expected<std::unique_ptr<LoadedPlan>>
+LoadedPlan::load(CudaDriver &driver, const LaunchPlan &plan,
+                 const DeviceInfo &device, llvm::StringRef role,
+                 llvm::SmallVectorImpl<KernelResources> &report) {
+  std::unique_ptr<LoadedPlan> loaded(new LoadedPlan(driver, plan));
+  llvm::StringMap<CUmodule> byName;
+  for (const auto &entry : plan.modules) {
+    const PlanModule &module = entry.second;
+    std::string image = module.image;
+    if (module.format == PlanModule::Format::PTX)
+      image.push_back('\0'); // the driver reads PTX as a C string
+    char errorLog[8192] = {0};
+    CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER,
+                              CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *values[] = {errorLog, (void *)(uintptr_t)sizeof(errorLog)};
+    CUmodule handle = nullptr;
+    CUresult result =
+        driver.cuModuleLoadDataEx(&handle, image.data(), 2, options, values);
+    if (result != CUDA_SUCCESS)
+      return evalError(
+          EvalStatus::LoadError,
+          llvm::Twine(role) + " module @" + entry.first() +
+              " does not load: " +
+              llvm::toString(driver.check(result, "cuModuleLoadDataEx")) +
+              (errorLog[0] ? llvm::Twine("\n") + errorLog : llvm::Twine("")));
+    loaded->modules.push_back(handle);
+    byName[entry.first()] = handle;
+  }
+
+  loaded->temporaries.resize(plan.buffers.size());
+  for (auto [index, buffer] : llvm::enumerate(plan.buffers)) {
+    if (buffer.kind != PlanBuffer::Kind::Temporary)
+      continue;
+    Expected<DeviceBuffer> allocation =
+        DeviceBuffer::allocate(driver, roundUp(buffer.bytes, 256));
+    if (!allocation)
+      return withStatus(allocation.takeError(), EvalStatus::ResourceLimit);
+    loaded->temporaries[index] = std::move(*allocation);
+  }
+
+  loaded->functions.resize(plan.steps.size(), nullptr);
+  for (auto [index, step] : llvm::enumerate(plan.steps)) {
+    if (step.kind != PlanStep::Kind::Launch)
+      continue;
+    CUfunction function = nullptr;
+    if (Error error = driver.check(
+            driver.cuModuleGetFunction(&function, byName[step.module],
+                                       step.kernel.c_str()),
+            "cuModuleGetFunction(" + step.kernel + ")"))
+      return withStatus(std::move(error), EvalStatus::LoadError);
+    loaded->functions[index] = function;
+
+    KernelResources resources;
+    resources.name = step.module + "::" + step.kernel;
+    driver.cuFuncGetAttribute(&resources.registers, CU_FUNC_ATTRIBUTE_NUM_REGS,
+                              function);
+    driver.cuFuncGetAttribute(&resources.staticSharedBytes,
+                              CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, function);
+    driver.cuFuncGetAttribute(&resources.localBytes,
+                              CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, function);
+    driver.cuFuncGetAttribute(&resources.maxThreadsPerBlock,
+                              CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                              function);
+    resources.threadsPerBlock = step.block[0] * step.block[1] * step.block[2];
+    resources.dynamicSharedBytes = step.dynamicSharedBytes;
+    report.push_back(resources);
+
+    // Resource limits, checked before anything launches.
+    if (resources.threadsPerBlock > resources.maxThreadsPerBlock)
+      return evalError(EvalStatus::ResourceLimit,
+                       llvm::formatv("{0} kernel {1} launches {2} threads per "
+                                     "block; with {3} registers per thread "
+                                     "it can run at most {4}",
+                                     role, resources.name,
+                                     resources.threadsPerBlock,
+                                     resources.registers,
+                                     resources.maxThreadsPerBlock));
+    int64_t shared = resources.staticSharedBytes + step.dynamicSharedBytes;
+    if (shared > device.maxSharedMemPerBlockOptin)
+      return evalError(EvalStatus::ResourceLimit,
+                       llvm::formatv("{0} kernel {1} needs {2} bytes of shared "
+                                     "memory; the device allows {3} per block",
+                                     role, resources.name, shared,
+                                     device.maxSharedMemPerBlockOptin));
+    if (step.dynamicSharedBytes > 48 * 1024) {
+      // Above 48 KB, dynamic shared memory needs an explicit opt-in.
+      if (Error error = driver.check(
+              driver.cuFuncSetAttribute(
+                  function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                  (int)step.dynamicSharedBytes),
+              "cuFuncSetAttribute(max dynamic shared memory)"))
+        return withStatus(std::move(error), EvalStatus::ResourceLimit);
+    }
+  }
+  return std::move(loaded);
+}
+
+Error LoadedPlan::enqueue(CUstream stream,
+                          llvm::ArrayRef<CUdeviceptr> arguments) {
+  auto address = [&](unsigned buffer) -> CUdeviceptr {
+    const PlanBuffer &info = plan.buffers[buffer];
+    if (info.kind == PlanBuffer::Kind::Argument)
+      return arguments[info.argumentIndex];
+    return temporaries[buffer].get();
+  };
+  for (auto [index, step] : llvm::enumerate(plan.steps)) {
+    switch (step.kind) {
+    case PlanStep::Kind::Allocate:
+    case PlanStep::Kind::Free:
+      // Temporaries live as long as the loaded plan.
+      break;
+    case PlanStep::Kind::Copy:
+      if (Error error = driver.check(
+              driver.cuMemcpyDtoD(address(step.buffer) + step.destinationOffset,
+                                  address(step.sourceBuffer) + step.sourceOffset,
+                                  step.bytes),
+              "cuMemcpyDtoD"))
+        return error;
+      break;
+    case PlanStep::Kind::Launch: {
+      KernelArguments args;
+      for (const PlanArgument &arg : step.arguments) {
+        switch (arg.kind) {
+        case PlanArgument::Kind::Pointer:
+          args.addPointer(address(arg.buffer) + arg.byteOffset);
+          break;
+        case PlanArgument::Kind::Integer:
+          if (arg.bitWidth > 32)
+            args.addI64(arg.integer);
+          else if (arg.bitWidth > 16)
+            args.addI32((int32_t)arg.integer);
+          else if (arg.bitWidth > 8)
+            args.addI16((int16_t)arg.integer);
+          else
+            args.addI8((int8_t)arg.integer);
+          break;
+        case PlanArgument::Kind::Float:
+          if (arg.bitWidth == 64)
+            args.addF64(arg.floating);
+          else
+            args.addF32((float)arg.floating);
+          break;
+        }
+      }
+      CUresult result = driver.cuLaunchKernel(
+          functions[index], step.grid[0], step.grid[1], step.grid[2],
+          step.block[0], step.block[1], step.block[2], step.dynamicSharedBytes,
+          stream, args.pointers(), nullptr);
+      if (result != CUDA_SUCCESS)
+        return evalError(
+            isFaultCode(result) ? EvalStatus::Fault : EvalStatus::LoadError,
+            llvm::toString(driver.check(
+                result, "cuLaunchKernel(" + step.kernel + ")")));
+      break;
+    }
+    }
+  }
+  return Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// GpuEvaluator::Impl
+//===----------------------------------------------------------------------===//
+
+class GpuEvaluator::Impl {
+public:
+  Impl(CudaDriver &driver, Context context, DeviceInfo info)
+      : driver(driver), context(std::move(context)), info(std::move(info)) {}
+  ~Impl() {
+    if (runtimeModule)
+      driver.cuModuleUnload(runtimeModule);
+    if (stream)
+      driver.cuStreamDestroy(stream);
+    if (start)
+      driver.cuEventDestroy(start);
+    if (stop)
+      driver.cuEventDestroy(stop);
+  }
+
+  Error initialize(const PlanModule &runtimeKernels);
+  EvalResult evaluate(const ProblemSpec &spec, const LaunchPlan &reference,
+                      const LaunchPlan &candidate, const EvalConfig &config);
+
+  CudaDriver &driver;
+  Context context;
+  DeviceInfo info;
+  CUmodule runtimeModule = nullptr;
+  CUstream stream = nullptr;
+  CUevent start = nullptr, stop = nullptr;
+  DeviceBuffer flushBuffer, statsBuffer;
+
+private:
+  Error run(EvalResult &result, const ProblemSpec &spec,
+            const LaunchPlan &reference, const LaunchPlan &candidate,
+            const EvalConfig &config);
+  Error launchRuntime(llvm::StringRef name, int64_t elements,
+                      KernelArguments &args);
+  Error fill(const TensorSpec &tensor, CUdeviceptr pointer, uint64_t seed);
+  Expected<OutputErrors> compare(const TensorSpec &tensor, CUdeviceptr out,
+                                 CUdeviceptr ref, double atol, double rtol);
+  Expected<int64_t> countDifferentWords(CUdeviceptr a, CUdeviceptr b,
+                                        int64_t bytes);
+  Error synchronize(llvm::StringRef what);
+  Expected<std::vector<double>>
+  timeRuns(LoadedPlan &plan,
+           llvm::ArrayRef<llvm::SmallVector<CUdeviceptr>> argumentSets,
+           const EvalConfig &config);
+};
+
+Error GpuEvaluator::Impl::initialize(const PlanModule &runtimeKernels) {
+  std::string image = runtimeKernels.image;
+  if (runtimeKernels.format == PlanModule::Format::PTX)
+    image.push_back('\0');
+  if (Error error = driver.check(
+          driver.cuModuleLoadDataEx(&runtimeModule, image.data(), 0, nullptr,
+                                    nullptr),
+          "cuModuleLoadDataEx(kf runtime kernels)"))
+    return error;
+  if (Error error = driver.check(
+          driver.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING),
+          "cuStreamCreate"))
+    return error;
+  if (Error error = driver.check(driver.cuEventCreate(&start, CU_EVENT_DEFAULT),
+                                 "cuEventCreate"))
+    return error;
+  if (Error error = driver.check(driver.cuEventCreate(&stop, CU_EVENT_DEFAULT),
+                                 "cuEventCreate"))
+    return error;
+  // Writing twice the L2's size evicts whatever a previous run left there.
+  Expected<DeviceBuffer> flush = DeviceBuffer::allocate(
+      driver, roundUp(std::max(2 * (int64_t)info.l2CacheBytes, int64_t(1) << 20), 256));
+  if (!flush)
+    return flush.takeError();
+  flushBuffer = std::move(*flush);
+  Expected<DeviceBuffer> stats = DeviceBuffer::allocate(driver, 256);
+  if (!stats)
+    return stats.takeError();
+  statsBuffer = std::move(*stats);
+  return Error::success();
+}
+
+Error GpuEvaluator::Impl::launchRuntime(llvm::StringRef name, int64_t elements,
+                                        KernelArguments &args) {
+  CUfunction function = nullptr;
+  if (Error error = driver.check(
+          driver.cuModuleGetFunction(&function, runtimeModule,
+                                     name.str().c_str()),
+          "cuModuleGetFunction(" + name.str() + ")"))
+    return error;
+  int64_t threads = 256;
+  int64_t blocks = std::clamp<int64_t>((elements + threads - 1) / threads, 1,
+                                       (int64_t)info.multiprocessors * 16);
+  return driver.check(driver.cuLaunchKernel(function, blocks, 1, 1, threads, 1,
+                                            1, 0, stream, args.pointers(),
+                                            nullptr),
+                      "cuLaunchKernel(" + name.str() + ")");
+}
+
+Error GpuEvaluator::Impl::synchronize(llvm::StringRef what) {
+  CUresult result = driver.cuStreamSynchronize(stream);
+  if (result == CUDA_SUCCESS)
+    return Error::success();
+  return evalError(isFaultCode(result) ? EvalStatus::Fault
+                                       : EvalStatus::InternalError,
+                   llvm::toString(driver.check(result, what)));
+}
+
+Error GpuEvaluator::Impl::fill(const TensorSpec &tensor, CUdeviceptr pointer,
+                               uint64_t seed) {
+  KernelArguments args;
+  int64_t n = tensor.numElements();
+  args.addVector(pointer, n);
+  args.addI64(n);
+  args.addI64((int64_t)seed);
+  std::string kernel;
+  switch (tensor.distribution.kind) {
+  case Distribution::Kind::Uniform:
+    kernel = runtimeKernelName("fill_uniform", tensor.elementType);
+    args.addF64(tensor.distribution.a);
+    args.addF64(tensor.distribution.b);
+    break;
+  case Distribution::Kind::Normal:
+    kernel = runtimeKernelName("fill_normal", tensor.elementType);
+    args.addF64(tensor.distribution.a);
+    args.addF64(tensor.distribution.b);
+    break;
+  case Distribution::Kind::IntRange:
+    kernel = runtimeKernelName("fill_int", tensor.elementType);
+    args.addI64((int64_t)tensor.distribution.a);
+    args.addI64((int64_t)(tensor.distribution.b - tensor.distribution.a));
+    break;
+  }
+  return launchRuntime(kernel, n, args);
+}
+
+Expected<OutputErrors> GpuEvaluator::Impl::compare(const TensorSpec &tensor,
+                                                   CUdeviceptr out,
+                                                   CUdeviceptr ref, double atol,
+                                                   double rtol) {
+  int64_t n = tensor.numElements();
+  int64_t initial[4] = {0, n, 0, 0};
+  if (Error error = driver.check(
+          driver.cuMemcpyHtoD(statsBuffer.get(), initial, sizeof(initial)),
+          "cuMemcpyHtoD(stats)"))
+    return std::move(error);
+  KernelArguments args;
+  args.addVector(out, n);
+  args.addVector(ref, n);
+  args.addI64(n);
+  args.addF64(atol);
+  args.addF64(rtol);
+  args.addVector(statsBuffer.get(), 4);
+  if (Error error = launchRuntime(runtimeKernelName("compare", tensor.elementType),
+                                  n, args))
+    return std::move(error);
+  if (Error error = synchronize("comparing outputs"))
+    return std::move(error);
+  int64_t stats[4];
+  if (Error error = driver.check(
+          driver.cuMemcpyDtoH(stats, statsBuffer.get(), sizeof(stats)),
+          "cuMemcpyDtoH(stats)"))
+    return std::move(error);
+  OutputErrors errors;
+  errors.elements = n;
+  errors.mismatches = stats[0];
+  errors.firstMismatch = stats[1] < n ? stats[1] : -1;
+  std::memcpy(&errors.maxAbsError, &stats[2], 8);
+  std::memcpy(&errors.maxRelError, &stats[3], 8);
+  return errors;
+}
+
+Expected<int64_t> GpuEvaluator::Impl::countDifferentWords(CUdeviceptr a,
+                                                          CUdeviceptr b,
+                                                          int64_t bytes) {
+  int64_t words = roundUp(bytes, 4) / 4;
+  int64_t zero = 0;
+  if (Error error = driver.check(
+          driver.cuMemcpyHtoD(statsBuffer.get(), &zero, sizeof(zero)),
+          "cuMemcpyHtoD(stats)"))
+    return std::move(error);
+  KernelArguments args;
+  args.addVector(a, words);
+  args.addVector(b, words);
+  args.addI64(words);
+  args.addVector(statsBuffer.get(), 1);
+  if (Error error = launchRuntime("count_diff_i32", words, args))
+    return std::move(error);
+  if (Error error = synchronize("checking inputs"))
+    return std::move(error);
+  int64_t count = 0;
+  if (Error error = driver.check(
+          driver.cuMemcpyDtoH(&count, statsBuffer.get(), sizeof(count)),
+          "cuMemcpyDtoH(stats)"))
+    return std::move(error);
+  return count;
+}
+
+Expected<std::vector<double>> GpuEvaluator::Impl::timeRuns(
+    LoadedPlan &plan,
+    llvm::ArrayRef<llvm::SmallVector<CUdeviceptr>> argumentSets,
+    const EvalConfig &config) {
+  for (unsigned i = 0; i < config.warmupRuns; ++i)
+    if (Error error = plan.enqueue(stream, argumentSets[i % argumentSets.size()]))
+      return std::move(error);
+  if (Error error = synchronize("warm-up runs"))
+    return std::move(error);
+  std::vector<double> times;
+  double spent = 0;
+  for (unsigned run = 0; run < config.maxTimedRuns; ++run) {
+    if (run >= config.minTimedRuns && spent >= config.timeBudgetMs)
+      break;
+    if (config.flushL2)
+      if (Error error = driver.check(
+              driver.cuMemsetD32(flushBuffer.get(), run, flushBuffer.size() / 4),
+              "cuMemsetD32(L2 flush)"))
+        return std::move(error);
+    driver.cuEventRecord(start, stream);
+    if (Error error =
+            plan.enqueue(stream, argumentSets[run % argumentSets.size()]))
+      return std::move(error);
+    driver.cuEventRecord(stop, stream);
+    CUresult result = driver.cuEventSynchronize(stop);
+    if (result != CUDA_SUCCESS)
+      return evalError(isFaultCode(result) ? EvalStatus::Fault
+                                           : EvalStatus::InternalError,
+                       llvm::toString(driver.check(result, "timed run")));
+    float ms = 0;
+    driver.cuEventElapsedTime(&ms, start, stop);
+    times.push_back(ms);
+    spent += ms;
+  }
+  return times;
+}
+
+EvalResult GpuEvaluator::Impl::evaluate(const ProblemSpec &spec,
+                                        const LaunchPlan &reference,
+                                        const LaunchPlan &candidate,
+                                        const EvalConfig &config) {
+  EvalResult result;
+  result.deviceName = info.name;
+  result.driverVersion = info.driverVersion;
+  if (Error error = run(result, spec, reference, candidate, config)) {
+    llvm::handleAllErrors(
+        std::move(error),
+        [&](const EvalError &e) {
+          result.status = e.status;
+          result.message = e.message;
+        },
+        [&](const llvm::ErrorInfoBase &e) {
+          result.status = EvalStatus::InternalError;
+          result.message = e.message();
+        });
+    if (result.status == EvalStatus::Fault)
+      result.contextLost = true;
+  }
+  return result;
+}
+
+Error GpuEvaluator::Impl::run(EvalResult &result, const ProblemSpec &spec,
+                              const LaunchPlan &reference,
+                              const LaunchPlan &candidate,
+                              const EvalConfig &config) {
+  unsigned numInputs = spec.inputs.size(), numOutputs = spec.outputs.size();
+  for (const LaunchPlan *plan : {&reference, &candidate})
+    if (plan->numArguments != numInputs + numOutputs)
+      return evalError(EvalStatus::LoadError,
+                       llvm::formatv("the {0} takes {1} buffers; the problem "
+                                     "has {2} inputs and {3} outputs",
+                                     plan == &reference ? "reference"
+                                                        : "candidate",
+                                     plan->numArguments, numInputs,
+                                     numOutputs));
+
+  // Load both plans first: a candidate over the device's limits never runs.
+  llvm::SmallVector<KernelResources> ignored;
+  Expected<std::unique_ptr<LoadedPlan>> referencePlan =
+      LoadedPlan::load(driver, reference, info, "reference", ignored);
+  if (!referencePlan)
+    return referencePlan.takeError();
+  Expected<std::unique_ptr<LoadedPlan>> candidatePlan =
+      LoadedPlan::load(driver, candidate, info, "candidate", result.kernels);
+  if (!candidatePlan)
+    return candidatePlan.takeError();
+
+  // Buffers: input sets (rotated in timing), a pristine copy of set 0's
+  // inputs, reference outputs, candidate outputs. Sizes are rounded up to
+  // 256 bytes and zero-filled so that raw-word comparisons see whole words.
+  auto allocate = [&](int64_t bytes) -> Expected<DeviceBuffer> {
+    Expected<DeviceBuffer> buffer =
+        DeviceBuffer::allocate(driver, roundUp(std::max<int64_t>(bytes, 1), 256));
+    if (!buffer)
+      return withStatus(buffer.takeError(), EvalStatus::ResourceLimit);
+    if (Error error = driver.check(
+            driver.cuMemsetD8(buffer->get(), 0, buffer->size()), "cuMemsetD8"))
+      return std::move(error);
+    return buffer;
+  };
+  unsigned numSets = std::max(1u, config.inputSets);
+  std::vector<std::vector<DeviceBuffer>> inputSets(numSets);
+  std::vector<DeviceBuffer> pristine, referenceOutputs, candidateOutputs;
+  for (unsigned set = 0; set < numSets; ++set)
+    for (const TensorSpec &input : spec.inputs) {
+      Expected<DeviceBuffer> buffer = allocate(input.bytes());
+      if (!buffer)
+        return buffer.takeError();
+      inputSets[set].push_back(std::move(*buffer));
+    }
+  for (const TensorSpec &input : spec.inputs) {
+    Expected<DeviceBuffer> buffer = allocate(input.bytes());
+    if (!buffer)
+      return buffer.takeError();
+    pristine.push_back(std::move(*buffer));
+  }
+  for (const TensorSpec &output : spec.outputs) {
+    Expected<DeviceBuffer> ref = allocate(output.bytes());
+    if (!ref)
+      return ref.takeError();
+    referenceOutputs.push_back(std::move(*ref));
+    Expected<DeviceBuffer> cand = allocate(output.bytes());
+    if (!cand)
+      return cand.takeError();
+    candidateOutputs.push_back(std::move(*cand));
+  }
+  auto arguments = [&](unsigned set, std::vector<DeviceBuffer> &outputs) {
+    llvm::SmallVector<CUdeviceptr> args;
+    for (DeviceBuffer &buffer : inputSets[set])
+      args.push_back(buffer.get());
+    for (DeviceBuffer &buffer : outputs)
+      args.push_back(buffer.get());
+    return args;
+  };
+  auto fillSet = [&](unsigned set, uint64_t seed) -> Error {
+    for (auto [index, input] : llvm::enumerate(spec.inputs))
+      if (Error error = fill(input, inputSets[set][index].get(),
+                             seed * 1000003ull + index))
+        return error;
+    return Error::success();
+  };
+  // Poison: all-ones bytes are NaN in every float format; integer outputs
+  // alternate between two patterns so that no single value passes unwritten.
+  auto poison = [&](unsigned trial) -> Error {
+    for (auto [index, output] : llvm::enumerate(spec.outputs)) {
+      unsigned char pattern = output.isFloat() || trial % 2 == 0 ? 0xFF : 0x5A;
+      if (Error error = driver.check(
+              driver.cuMemsetD8(candidateOutputs[index].get(), pattern,
+                                output.bytes()),
+              "cuMemsetD8(poison)"))
+        return error;
+    }
+    return Error::success();
+  };
+  // Compares every output; records the worst trial per output.
+  result.errors.assign(numOutputs, OutputErrors());
+  auto compareAll = [&]() -> Expected<bool> {
+    bool correct = true;
+    for (auto [index, output] : llvm::enumerate(spec.outputs)) {
+      Expected<OutputErrors> errors =
+          compare(output, candidateOutputs[index].get(),
+                  referenceOutputs[index].get(), spec.atol, spec.rtol);
+      if (!errors)
+        return errors.takeError();
+      errors->output = index;
+      OutputErrors &worst = result.errors[index];
+      if (errors->mismatches > worst.mismatches ||
+          (errors->mismatches == worst.mismatches &&
+           errors->maxAbsError >= worst.maxAbsError))
+        worst = *errors;
+      correct &= errors->mismatches == 0;
+    }
+    return correct;
+  };
+  auto mismatchMessage = [&](llvm::StringRef when) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "wrong result " << when << ":";
+    for (const OutputErrors &e : result.errors)
+      if (e.mismatches)
+        os << " output " << e.output << " has " << e.mismatches << " of "
+           << e.elements << " elements outside the tolerance (first at index "
+           << e.firstMismatch << ", max abs error " << e.maxAbsError
+           << ", max rel error " << e.maxRelError << ")";
+    return text;
+  };
+
+  // Correctness trials on fresh inputs.
+  for (unsigned trial = 0; trial < config.trials; ++trial) {
+    uint64_t seed = config.seed + trial;
+    if (Error error = fillSet(0, seed))
+      return error;
+    for (auto [index, input] : llvm::enumerate(spec.inputs))
+      if (Error error = driver.check(
+              driver.cuMemcpyDtoD(pristine[index].get(),
+                                  inputSets[0][index].get(),
+                                  inputSets[0][index].size()),
+              "cuMemcpyDtoD(pristine inputs)"))
+        return error;
+    if (Error error =
+            (*referencePlan)->enqueue(stream, arguments(0, referenceOutputs)))
+      return error;
+    if (Error error = synchronize("running the reference"))
+      return error;
+    if (Error error = poison(trial))
+      return error;
+    if (Error error =
+            (*candidatePlan)->enqueue(stream, arguments(0, candidateOutputs)))
+      return error;
+    if (Error error = synchronize("running the candidate"))
+      return error;
+    for (auto [index, input] : llvm::enumerate(spec.inputs)) {
+      Expected<int64_t> changed = countDifferentWords(
+          inputSets[0][index].get(), pristine[index].get(), input.bytes());
+      if (!changed)
+        return changed.takeError();
+      if (*changed)
+        return evalError(EvalStatus::InputsModified,
+                         llvm::formatv("the candidate modified input {0} ({1} "
+                                       "words changed); inputs are read-only",
+                                       index, *changed));
+    }
+    Expected<bool> correct = compareAll();
+    if (!correct)
+      return correct.takeError();
+    if (!*correct) {
+      result.status = EvalStatus::Incorrect;
+      result.message =
+          mismatchMessage(("in trial " + llvm::Twine(trial) + " (seed " +
+                           llvm::Twine(seed) + ")")
+                              .str());
+      return Error::success();
+    }
+  }
+
+  // Timing over rotated input sets (set 0 still holds the last trial's).
+  for (unsigned set = 1; set < numSets; ++set)
+    if (Error error = fillSet(set, config.seed + config.trials + set))
+      return error;
+  std::vector<llvm::SmallVector<CUdeviceptr>> candidateArgs, referenceArgs;
+  for (unsigned set = 0; set < numSets; ++set) {
+    candidateArgs.push_back(arguments(set, candidateOutputs));
+    referenceArgs.push_back(arguments(set, referenceOutputs));
+  }
+  Expected<std::vector<double>> times =
+      timeRuns(**candidatePlan, candidateArgs, config);
+  if (!times)
+    return times.takeError();
+  result.candidateTime = summarizeTimes(*times);
+
+  // The last timed run's output must match the reference on its inputs:
+  // replayed or cached results fail here.
+  unsigned lastSet = (times->size() - 1) % numSets;
+  if (Error error = (*referencePlan)
+                        ->enqueue(stream, arguments(lastSet, referenceOutputs)))
+    return error;
+  if (Error error = synchronize("running the reference"))
+    return error;
+  Expected<bool> correct = compareAll();
+  if (!correct)
+    return correct.takeError();
+  if (!*correct) {
+    result.status = EvalStatus::Incorrect;
+    result.message = mismatchMessage("after the timed runs, on rotated inputs");
+    return Error::success();
+  }
+
+  if (config.timeReference) {
+    Expected<std::vector<double>> referenceTimes =
+        timeRuns(**referencePlan, referenceArgs, config);
+    if (!referenceTimes)
+      return referenceTimes.takeError();
+    result.referenceTime = summarizeTimes(*referenceTimes);
+  }
+  result.status = EvalStatus::Correct;
+  result.message = "correct";
+  return Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// GpuEvaluator
+//===----------------------------------------------------------------------===//
+
+GpuEvaluator::GpuEvaluator(std::unique_ptr<Impl> impl)
+    : impl(std::move(impl)) {}
+GpuEvaluator::~GpuEvaluator() = default;
+
+Expected<std::unique_ptr<GpuEvaluator>>
+GpuEvaluator::create(int device, const PlanModule &runtimeKernels) {
+  Expected<CudaDriver &> driver = CudaDriver::get();
+  if (!driver)
+    return driver.takeError();
+  Expected<Context> context = Context::retainPrimary(*driver, device);
+  if (!context)
+    return context.takeError();
+  Expected<DeviceInfo> info = queryDevice(device);
+  if (!info)
+    return info.takeError();
+  auto impl = std::make_unique<Impl>(*driver, std::move(*context),
+                                     std::move(*info));
+  if (Error error = impl->initialize(runtimeKernels))
+    return std::move(error);
+  return std::unique_ptr<GpuEvaluator>(new GpuEvaluator(std::move(impl)));
+}
+
+EvalResult GpuEvaluator::evaluate(const ProblemSpec &spec,
+                                  const LaunchPlan &reference,
+                                  const LaunchPlan &candidate,
+                                  const EvalConfig &config) {
+  return impl->evaluate(spec, reference, candidate, config);
+}
+
+const DeviceInfo &GpuEvaluator::device() const { return impl->info; }

@@ -1,0 +1,160 @@
+//===- ProblemSpec.cpp - A problem's I/O contract as plain data -----------===//
+
+#include "kf/Runtime/ProblemSpec.h"
+
+#include "kf/Dialect/KF/KFOps.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+
+using namespace mlir;
+
+int64_t kf::TensorSpec::numElements() const {
+  int64_t count = 1;
+  for (int64_t size : shape)
+    count *= size;
+  return count;
+}
+
+unsigned kf::TensorSpec::elementBytes() const {
+  if (elementType == "f64" || elementType == "i64")
+    return 8;
+  if (elementType == "f32" || elementType == "i32")
+    return 4;
+  if (elementType == "f16" || elementType == "bf16" || elementType == "i16")
+    return 2;
+  return 1;
+}
+
+bool kf::TensorSpec::isFloat() const {
+  return elementType[0] == 'f' || elementType == "bf16";
+}
+
+static std::string spellType(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  type.print(os);
+  return text;
+}
+
+kf::ProblemSpec kf::buildProblemSpec(ProblemOp problem) {
+  ProblemSpec spec;
+  spec.name = problem.getSymName().str();
+  func::FuncOp reference = problem.getReferenceFunc();
+  for (auto [index, type] : llvm::enumerate(reference.getArgumentTypes())) {
+    auto tensor = cast<RankedTensorType>(type);
+    TensorSpec input;
+    input.elementType = spellType(tensor.getElementType());
+    input.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+    DistributionAttr distribution = problem.getInputDistribution(index);
+    if (auto uniform = dyn_cast<UniformAttr>(distribution))
+      input.distribution = {Distribution::Kind::Uniform, uniform.getLoValue(),
+                            uniform.getHiValue()};
+    else if (auto normal = dyn_cast<NormalAttr>(distribution))
+      input.distribution = {Distribution::Kind::Normal, normal.getMeanValue(),
+                            normal.getStdValue()};
+    else if (auto range = dyn_cast<IntRangeAttr>(distribution))
+      input.distribution = {Distribution::Kind::IntRange,
+                            (double)range.getLo(), (double)range.getHi()};
+    spec.inputs.push_back(std::move(input));
+  }
+  for (Type type : reference.getResultTypes()) {
+    auto tensor = cast<RankedTensorType>(type);
+    TensorSpec output;
+    output.elementType = spellType(tensor.getElementType());
+    output.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+    spec.outputs.push_back(std::move(output));
+  }
+  spec.atol = problem.getTolerance().getAtolValue();
+  spec.rtol = problem.getTolerance().getRtolValue();
+  return spec;
+}
+
+static llvm::StringRef kindName(kf::Distribution::Kind kind) {
+  switch (kind) {
+  case kf::Distribution::Kind::Uniform:
+    return "uniform";
+  case kf::Distribution::Kind::Normal:
+    return "normal";
+  case kf::Distribution::Kind::IntRange:
+    return "int_range";
+  }
+  llvm_unreachable("unknown distribution");
+}
+
+static llvm::json::Value toJSON(const kf::TensorSpec &tensor) {
+  return llvm::json::Object{
+      {"type", tensor.elementType},
+      {"shape", llvm::json::Array(tensor.shape)},
+      {"distribution", llvm::json::Object{{"kind", kindName(
+                                                       tensor.distribution.kind)},
+                                          {"a", tensor.distribution.a},
+                                          {"b", tensor.distribution.b}}}};
+}
+
+static bool fromJSON(const llvm::json::Value &value, kf::TensorSpec &tensor,
+                     llvm::json::Path path) {
+  llvm::json::ObjectMapper mapper(value, path);
+  std::vector<int64_t> shape;
+  if (!mapper || !mapper.map("type", tensor.elementType) ||
+      !mapper.map("shape", shape))
+    return false;
+  tensor.shape.assign(shape.begin(), shape.end());
+  const llvm::json::Object *object = value.getAsObject();
+  const llvm::json::Object *distribution = object->getObject("distribution");
+  if (!distribution) {
+    path.field("distribution").report("expected an object");
+    return false;
+  }
+  std::optional<llvm::StringRef> kind = distribution->getString("kind");
+  if (kind == "uniform")
+    tensor.distribution.kind = kf::Distribution::Kind::Uniform;
+  else if (kind == "normal")
+    tensor.distribution.kind = kf::Distribution::Kind::Normal;
+  else if (kind == "int_range")
+    tensor.distribution.kind = kf::Distribution::Kind::IntRange;
+  else {
+    path.field("distribution").report("unknown kind");
+    return false;
+  }
+  tensor.distribution.a = distribution->getNumber("a").value_or(0);
+  tensor.distribution.b = distribution->getNumber("b").value_or(0);
+  return true;
+}
+
+llvm::json::Value kf::toJSON(const ProblemSpec &spec) {
+  llvm::json::Array inputs, outputs;
+  for (const TensorSpec &tensor : spec.inputs)
+    inputs.push_back(::toJSON(tensor));
+  for (const TensorSpec &tensor : spec.outputs)
+    outputs.push_back(::toJSON(tensor));
+  return llvm::json::Object{{"name", spec.name},
+                            {"inputs", std::move(inputs)},
+                            {"outputs", std::move(outputs)},
+                            {"atol", spec.atol},
+                            {"rtol", spec.rtol}};
+}
+
+bool kf::fromJSON(const llvm::json::Value &value, ProblemSpec &spec,
+                  llvm::json::Path path) {
+  llvm::json::ObjectMapper mapper(value, path);
+  if (!mapper || !mapper.map("name", spec.name) ||
+      !mapper.map("atol", spec.atol) || !mapper.map("rtol", spec.rtol))
+    return false;
+  const llvm::json::Object *object = value.getAsObject();
+  for (auto [field, list] :
+       {std::pair{"inputs", &spec.inputs}, std::pair{"outputs", &spec.outputs}}) {
+    const llvm::json::Array *array = object->getArray(field);
+    if (!array) {
+      path.field(field).report("expected an array");
+      return false;
+    }
+    list->clear();
+    for (auto [index, element] : llvm::enumerate(*array)) {
+      TensorSpec tensor;
+      if (!::fromJSON(element, tensor, path.field(field).index(index)))
+        return false;
+      list->push_back(std::move(tensor));
+    }
+  }
+  return true;
+}

@@ -1,0 +1,249 @@
+//===- Schedules.cpp - Schedules: transform scripts for a problem ---------===//
+
+#include "kf/Transforms/Schedules.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Transform/IR/TransformOps.h"
+#include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InterleavedRange.h"
+#include "llvm/Support/SourceMgr.h"
+
+using namespace mlir;
+
+namespace {
+
+/// Facts about one linalg op of the reference that a schedule needs.
+struct ScheduledOp {
+  linalg::LinalgOp op;
+  /// Static loop ranges of the parallel loops, outermost first.
+  SmallVector<int64_t> parallelSizes;
+  /// Positions of the parallel loops among all loops.
+  SmallVector<unsigned> parallelLoops;
+  unsigned numLoops = 0;
+};
+
+FailureOr<SmallVector<ScheduledOp>> collectOps(func::FuncOp reference) {
+  SmallVector<ScheduledOp> ops;
+  WalkResult result = reference.walk([&](linalg::LinalgOp op) {
+    ScheduledOp info;
+    info.op = op;
+    info.numLoops = op.getNumLoops();
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    for (auto [index, type] : llvm::enumerate(op.getIteratorTypesArray())) {
+      if (type != utils::IteratorType::parallel)
+        continue;
+      if (ShapedType::isDynamic(ranges[index])) {
+        op.emitError() << "loop " << index
+                       << " has a dynamic range; schedules need static shapes";
+        return WalkResult::interrupt();
+      }
+      info.parallelLoops.push_back(index);
+      info.parallelSizes.push_back(ranges[index]);
+    }
+    ops.push_back(std::move(info));
+    return WalkResult::advance();
+  });
+  if (result.wasInterrupted())
+    return failure();
+  return ops;
+}
+
+/// The gpu mapping attribute for the `position`-th mapped loop counted from
+/// the innermost (0 = x).
+std::string mappingName(StringRef kind, unsigned position) {
+  static const char *dims[] = {"x", "y", "z"};
+  return llvm::formatv("#gpu.{0}<{1}>", kind, dims[position]).str();
+}
+
+} // namespace
+
+FailureOr<kf::Schedule> kf::buildDefaultSchedule(func::FuncOp reference) {
+  FailureOr<SmallVector<ScheduledOp>> ops = collectOps(reference);
+  if (failed(ops))
+    return failure();
+  if (ops->empty())
+    return reference.emitError()
+           << "the reference has no linalg operation to schedule";
+  Schedule schedule;
+  for (ScheduledOp &info : *ops) {
+    if (info.parallelSizes.empty())
+      return info.op.emitError()
+             << "has no parallel loop: the default schedule maps parallel "
+                "loops to threads and cannot place a full reduction; write "
+                "the reduction with a unit parallel dimension";
+    OpSchedule opSchedule;
+    unsigned numParallel = info.parallelSizes.size();
+    opSchedule.blockTile.assign(numParallel, 0);
+    opSchedule.threads.assign(numParallel, 0);
+    // Innermost parallel loop -> x (64 wide: coalesced), next -> y (4), the
+    // third -> z (1); outer loops beyond three stay loops in each thread.
+    const int64_t preferred[] = {64, 4, 1};
+    for (unsigned position = 0; position < std::min(numParallel, 3u);
+         ++position) {
+      unsigned loop = numParallel - 1 - position;
+      int64_t tile = std::min(preferred[position], info.parallelSizes[loop]);
+      opSchedule.blockTile[loop] = tile;
+      opSchedule.threads[loop] = tile;
+    }
+    schedule.ops.push_back(std::move(opSchedule));
+  }
+  return schedule;
+}
+
+FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
+                                          const Schedule &schedule) {
+  FailureOr<SmallVector<ScheduledOp>> ops = collectOps(reference);
+  if (failed(ops))
+    return failure();
+  if (ops->size() != schedule.ops.size())
+    return reference.emitError()
+           << "the schedule describes " << schedule.ops.size()
+           << " operations but the reference has " << ops->size()
+           << " linalg operations";
+
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "module attributes {transform.with_named_sequence} {\n"
+     << "  transform.named_sequence @__transform_main("
+        "%root: !transform.any_op {transform.consumed}) {\n"
+     << "    %ops = transform.structured.match interface{LinalgOp} in %root "
+        ": (!transform.any_op) -> !transform.any_op\n";
+  unsigned numOps = ops->size();
+  os << "    ";
+  for (unsigned i = 0; i < numOps; ++i)
+    os << (i ? ", " : "") << "%op" << i;
+  os << " = transform.split_handle %ops : (!transform.any_op) -> (";
+  for (unsigned i = 0; i < numOps; ++i)
+    os << (i ? ", " : "") << "!transform.any_op";
+  os << ")\n";
+
+  SmallVector<SmallVector<int64_t, 3>> blockDims;
+  for (auto [index, info, opSchedule] :
+       llvm::enumerate(*ops, schedule.ops)) {
+    unsigned numParallel = info.parallelSizes.size();
+    if (opSchedule.blockTile.size() != numParallel ||
+        opSchedule.threads.size() != numParallel)
+      return info.op.emitError()
+             << "the schedule gives " << opSchedule.blockTile.size()
+             << " block tile sizes and " << opSchedule.threads.size()
+             << " thread counts, but this op has " << numParallel
+             << " parallel loops";
+    // Tile sizes are per loop of the op (reduction loops untiled).
+    SmallVector<int64_t> blockTileSizes(info.numLoops, 0);
+    SmallVector<int64_t> threadCounts(info.numLoops, 0);
+    SmallVector<std::string> blockMapping, threadMapping;
+    SmallVector<int64_t, 3> dims = {1, 1, 1};
+    // Mapped loops are numbered from the innermost tiled one (x) outwards.
+    unsigned blockPosition = 0, threadPosition = 0;
+    for (int p = numParallel - 1; p >= 0; --p) {
+      unsigned loop = info.parallelLoops[p];
+      blockTileSizes[loop] = opSchedule.blockTile[p];
+      threadCounts[loop] = opSchedule.threads[p];
+      if (opSchedule.blockTile[p] < 0 || opSchedule.threads[p] < 0)
+        return info.op.emitError() << "negative tile size or thread count";
+      if (opSchedule.blockTile[p] > 0) {
+        if (blockPosition == 3)
+          return info.op.emitError()
+                 << "the schedule tiles more than three parallel loops over "
+                    "blocks; the grid has three dimensions";
+        blockMapping.push_back(mappingName("block", blockPosition++));
+      }
+      if (opSchedule.threads[p] > 0) {
+        if (threadPosition == 3)
+          return info.op.emitError()
+                 << "the schedule maps more than three parallel loops to "
+                    "threads; a block has three dimensions";
+        dims[threadPosition] = opSchedule.threads[p];
+        threadMapping.push_back(mappingName("thread", threadPosition++));
+      }
+    }
+    if (blockMapping.empty())
+      return info.op.emitError() << "the schedule tiles no loop over blocks";
+    if (threadMapping.empty())
+      return info.op.emitError() << "the schedule maps no loop to threads";
+    int64_t threadsPerBlock = dims[0] * dims[1] * dims[2];
+    if (threadsPerBlock > 1024)
+      return info.op.emitError()
+             << "the schedule asks for " << threadsPerBlock
+             << " threads per block; a CUDA block holds at most 1024";
+    blockDims.push_back(dims);
+    // Mapping lists follow the loop order (outermost first).
+    std::reverse(blockMapping.begin(), blockMapping.end());
+    std::reverse(threadMapping.begin(), threadMapping.end());
+
+    os << llvm::formatv(
+        "    %block{0}, %bforall{0} = transform.structured.tile_using_forall "
+        "%op{0} tile_sizes [{1}] (mapping = [{2}]) : (!transform.any_op) -> "
+        "(!transform.any_op, !transform.any_op)\n",
+        index, llvm::interleaved(blockTileSizes),
+        llvm::interleaved(blockMapping));
+    os << llvm::formatv(
+        "    %thread{0}, %tforall{0} = transform.structured.tile_using_forall "
+        "%block{0} num_threads [{1}] (mapping = [{2}]) : (!transform.any_op) "
+        "-> (!transform.any_op, !transform.any_op)\n",
+        index, llvm::interleaved(threadCounts),
+        llvm::interleaved(threadMapping));
+  }
+
+  os << "    %bufferized = transform.bufferization.one_shot_bufferize %root "
+        "{bufferize_function_boundaries = true, "
+        "function_boundary_type_conversion = 1 : i32} : (!transform.any_op) "
+        "-> !transform.any_op\n"
+     << "    %func = transform.structured.match ops{[\"func.func\"]} in "
+        "%bufferized : (!transform.any_op) -> !transform.any_op\n"
+     << "    %foralls = transform.structured.match ops{[\"scf.forall\"]} in "
+        "%func : (!transform.any_op) -> !transform.any_op\n";
+  // match walks in post-order: each op's thread forall comes before the
+  // block forall that holds it.
+  os << "    ";
+  for (unsigned i = 0; i < numOps; ++i)
+    os << (i ? ", " : "") << "%t" << i << ", %b" << i;
+  os << " = transform.split_handle %foralls : (!transform.any_op) -> (";
+  for (unsigned i = 0; i < 2 * numOps; ++i)
+    os << (i ? ", " : "") << "!transform.any_op";
+  os << ")\n";
+  for (unsigned i = 0; i < numOps; ++i) {
+    os << llvm::formatv("    %launch{0} = transform.gpu.map_forall_to_blocks "
+                        "%b{0} generate_gpu_launch : (!transform.any_op) -> "
+                        "!transform.any_op\n",
+                        i);
+    os << llvm::formatv(
+        "    transform.gpu.map_nested_forall_to_threads %launch{0} "
+        "block_dims = [{1}] : (!transform.any_op) -> !transform.any_op\n",
+        i, llvm::interleaved(blockDims[i]));
+  }
+  os << "    transform.yield\n  }\n}\n";
+  return text;
+}
+
+OwningOpRef<ModuleOp> kf::parseSchedule(StringRef text, StringRef bufferName,
+                                        MLIRContext *context) {
+  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(text, bufferName);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(buffer), SMLoc());
+  OwningOpRef<ModuleOp> script =
+      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(context));
+  if (!script)
+    return nullptr;
+  if (!transform::detail::findTransformEntryPoint(
+          *script, /*module=*/nullptr,
+          transform::TransformDialect::kTransformEntryPointSymbolName)) {
+    return nullptr;
+  }
+  return script;
+}
+
+LogicalResult kf::applySchedule(ModuleOp payload, ModuleOp script) {
+  transform::TransformOpInterface entry =
+      transform::detail::findTransformEntryPoint(
+          script, /*module=*/nullptr,
+          transform::TransformDialect::kTransformEntryPointSymbolName);
+  if (!entry)
+    return failure();
+  transform::TransformOptions options;
+  return transform::applyTransformNamedSequence(payload, entry, script,
+                                                options);
+}

@@ -1,0 +1,339 @@
+//===- kf-evolve.cpp - Kernel Foundry's search and evaluation tool --------===//
+//
+// Subcommands:
+//   kf-evolve compile PROBLEM [--schedule S] [-o FILE] [--emit ...]
+//   kf-evolve eval PROBLEM [--schedule S] [...]     (needs a CUDA GPU)
+//   kf-evolve worker                                (internal: GPU process)
+// Argument parsing and output only; the work lives in lib/.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kf/Analysis/ProblemAnalysis.h"
+#include "kf/Dialect/KF/KFOps.h"
+#include "kf/InitAll.h"
+#include "kf/Pipelines/Compiler.h"
+#include "kf/Runtime/Evaluator.h"
+#include "kf/Runtime/ProblemSpec.h"
+#include "kf/Runtime/Worker.h"
+#include "kf/Version.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
+
+using namespace llvm;
+using namespace mlir;
+
+static cl::SubCommand compileCommand("compile",
+                                     "Compile a problem with a schedule to PTX");
+static cl::SubCommand evalCommand(
+    "eval", "Evaluate one candidate on the GPU and print a JSON result");
+static cl::SubCommand workerCommand(
+    "worker", "Internal: the isolated GPU measurement process");
+
+static cl::OptionCategory category("kf-evolve options");
+
+static cl::opt<std::string> problemPath(cl::Positional, cl::desc("<problem.mlir>"),
+                                        cl::sub(compileCommand),
+                                        cl::sub(evalCommand), cl::cat(category));
+static cl::opt<std::string>
+    schedulePath("schedule",
+                 cl::desc("A transform script (default: kf's default schedule)"),
+                 cl::value_desc("file"), cl::sub(compileCommand),
+                 cl::sub(evalCommand), cl::cat(category));
+static cl::opt<std::string> problemName("problem-name",
+                                        cl::desc("Which kf.problem to use when the "
+                                                 "file holds several"),
+                                        cl::sub(compileCommand),
+                                        cl::sub(evalCommand), cl::cat(category));
+static cl::opt<std::string> chip("chip", cl::desc("Target GPU"),
+                                 cl::init("sm_90"), cl::sub(compileCommand),
+                                 cl::sub(evalCommand), cl::sub(workerCommand),
+                                 cl::cat(category));
+static cl::opt<std::string>
+    binaryFormat("format", cl::desc("isa (PTX) or bin (cubin, needs ptxas)"),
+           cl::init("isa"), cl::sub(compileCommand), cl::sub(evalCommand),
+           cl::cat(category));
+static cl::opt<std::string> outputPath("o", cl::desc("Output file"),
+                                       cl::value_desc("file"), cl::init("-"),
+                                       cl::sub(compileCommand),
+                                       cl::sub(evalCommand), cl::cat(category));
+enum class EmitKind { PTX, Lowered, Schedule, Plan };
+static cl::opt<EmitKind> emit(
+    "emit", cl::desc("What compile writes"), cl::init(EmitKind::PTX),
+    cl::values(clEnumValN(EmitKind::PTX, "ptx", "the kernels' PTX (or cubin)"),
+               clEnumValN(EmitKind::Lowered, "lowered",
+                          "the lowered module (host launch code + binaries)"),
+               clEnumValN(EmitKind::Schedule, "schedule",
+                          "the transform script that was applied"),
+               clEnumValN(EmitKind::Plan, "plan", "the launch plan as JSON")),
+    cl::sub(compileCommand), cl::cat(category));
+
+static cl::opt<unsigned> trials("trials",
+                                cl::desc("Correctness trials on fresh inputs"),
+                                cl::init(3), cl::sub(evalCommand),
+                                cl::cat(category));
+static cl::opt<unsigned> maxRuns("runs", cl::desc("Most timed runs"),
+                                 cl::init(50), cl::sub(evalCommand),
+                                 cl::cat(category));
+static cl::opt<unsigned> minRuns("min-runs", cl::desc("Fewest timed runs"),
+                                 cl::init(5), cl::sub(evalCommand),
+                                 cl::cat(category));
+static cl::opt<double> timeBudgetMs(
+    "time-budget-ms", cl::desc("GPU time spent on timed runs per kernel"),
+    cl::init(1000), cl::sub(evalCommand), cl::cat(category));
+static cl::opt<unsigned> seed("seed", cl::desc("Seed of the input generator"),
+                              cl::init(1), cl::sub(evalCommand),
+                              cl::cat(category));
+static cl::opt<int> device("device", cl::desc("CUDA device ordinal"),
+                           cl::init(0), cl::sub(evalCommand), cl::cat(category));
+static cl::opt<double> timeoutSeconds(
+    "timeout", cl::desc("Seconds before an evaluation counts as hung"),
+    cl::init(120), cl::sub(evalCommand), cl::cat(category));
+static cl::opt<std::string>
+    ceilingsPath("ceilings", cl::desc("Measured ceilings (JSON); default: H200"),
+                 cl::value_desc("file"), cl::sub(evalCommand),
+                 cl::cat(category));
+
+namespace {
+
+/// Reports an error the way the MLIR tools do and returns 1.
+int fail(const Twine &message) {
+  WithColor::error(errs(), "kf-evolve") << message << "\n";
+  return 1;
+}
+
+struct LoadedProblem {
+  OwningOpRef<ModuleOp> module;
+  kf::ProblemOp problem;
+};
+
+/// Parses and verifies the problem file; diagnostics are printed with their
+/// locations by the source manager handler.
+std::optional<LoadedProblem> loadProblem(MLIRContext &context,
+                                         SourceMgr &sourceMgr) {
+  std::string error;
+  auto file = openInputFile(problemPath, &error);
+  if (!file) {
+    fail(error);
+    return std::nullopt;
+  }
+  sourceMgr.AddNewSourceBuffer(std::move(file), SMLoc());
+  LoadedProblem loaded;
+  loaded.module = parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+  if (!loaded.module)
+    return std::nullopt;
+  FailureOr<kf::ProblemOp> problem =
+      kf::lookupProblem(*loaded.module, problemName);
+  if (failed(problem))
+    return std::nullopt;
+  loaded.problem = *problem;
+  return loaded;
+}
+
+std::optional<std::string> readSchedule() {
+  if (schedulePath.empty())
+    return std::nullopt;
+  auto file = MemoryBuffer::getFile(schedulePath);
+  if (!file) {
+    fail("cannot read schedule '" + schedulePath +
+         "': " + file.getError().message());
+    return std::string("\0error", 6);
+  }
+  return (*file)->getBuffer().str();
+}
+
+kf::CompileOptions compileOptions() {
+  kf::CompileOptions options;
+  options.chip = chip;
+  options.format = binaryFormat;
+  return options;
+}
+
+std::string printModule(ModuleOp module) {
+  std::string text;
+  raw_string_ostream os(text);
+  module.print(os);
+  return text;
+}
+
+int writeOutput(StringRef text) {
+  std::string error;
+  auto output = openOutputFile(outputPath, &error);
+  if (!output)
+    return fail(error);
+  output->os() << text;
+  output->keep();
+  return 0;
+}
+
+int runCompile(MLIRContext &context) {
+  SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  std::optional<LoadedProblem> loaded = loadProblem(context, sourceMgr);
+  if (!loaded)
+    return 1;
+  std::optional<std::string> schedule = readSchedule();
+  if (schedule && StringRef(*schedule).starts_with(StringRef("\0error", 6)))
+    return 1;
+  kf::CompileStage stage;
+  FailureOr<kf::CompiledCandidate> compiled = kf::compileCandidate(
+      *loaded->module, problemName,
+      schedule ? std::optional<StringRef>(*schedule) : std::nullopt,
+      compileOptions(), &stage);
+  if (failed(compiled))
+    return fail("compilation failed at the " +
+                kf::stringifyCompileStage(stage) + " stage");
+  switch (emit) {
+  case EmitKind::PTX:
+    return writeOutput(kf::collectKernelImages(*compiled->lowered));
+  case EmitKind::Lowered:
+    return writeOutput(printModule(*compiled->lowered));
+  case EmitKind::Schedule:
+    return writeOutput(compiled->schedule);
+  case EmitKind::Plan: {
+    std::string text;
+    raw_string_ostream os(text);
+    os << formatv("{0:2}", json::Value(kf::toJSON(compiled->plan))) << "\n";
+    return writeOutput(text);
+  }
+  }
+  return 0;
+}
+
+int runEval(MLIRContext &context, const char *argv0) {
+  SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  std::optional<LoadedProblem> loaded = loadProblem(context, sourceMgr);
+  if (!loaded)
+    return 1;
+  std::optional<std::string> schedule = readSchedule();
+  if (schedule && StringRef(*schedule).starts_with(StringRef("\0error", 6)))
+    return 1;
+  kf::Ceilings ceilings;
+  if (!ceilingsPath.empty()) {
+    Expected<kf::Ceilings> loadedCeilings = kf::Ceilings::load(ceilingsPath);
+    if (!loadedCeilings)
+      return fail(toString(loadedCeilings.takeError()));
+    ceilings = *loadedCeilings;
+  }
+
+  // The trusted reference is the reference function under the default
+  // schedule; the candidate is the given schedule (or the default one).
+  kf::CompileStage stage;
+  FailureOr<kf::CompiledCandidate> reference = kf::compileCandidate(
+      *loaded->module, problemName, std::nullopt, compileOptions(), &stage);
+  if (failed(reference))
+    return fail("the reference does not compile (" +
+                kf::stringifyCompileStage(stage) + " stage)");
+  json::Object output{{"problem", loaded->problem.getSymName()},
+                      {"schedule", schedulePath.empty() ? std::string("default")
+                                                        : schedulePath}};
+  kf::ProblemAnalysis analysis =
+      kf::analyzeProblem(loaded->problem.getReferenceFunc());
+  output["analysis"] = kf::toJSON(analysis, ceilings);
+
+  FailureOr<kf::CompiledCandidate> candidate = kf::compileCandidate(
+      *loaded->module, problemName,
+      schedule ? std::optional<StringRef>(*schedule) : std::nullopt,
+      compileOptions(), &stage);
+  if (failed(candidate)) {
+    output["status"] = "compile-error";
+    output["message"] = ("the candidate failed at the " +
+                         kf::stringifyCompileStage(stage) +
+                         " stage; see the diagnostics above")
+                            .str();
+    outs() << formatv("{0:2}", json::Value(std::move(output))) << "\n";
+    return 2;
+  }
+
+  std::string executable = sys::fs::getMainExecutable(
+      argv0, reinterpret_cast<void *>(&fail));
+  kf::WorkerClient worker({executable, "worker", "--chip=" + chip});
+  kf::EvalConfig config;
+  config.device = device;
+  config.trials = trials;
+  config.seed = seed;
+  config.minTimedRuns = minRuns;
+  config.maxTimedRuns = std::max<unsigned>(maxRuns, minRuns);
+  config.timeBudgetMs = timeBudgetMs;
+  kf::EvalResult result = worker.evaluate(
+      kf::buildProblemSpec(loaded->problem),
+      printModule(*reference->lowered), printModule(*candidate->lowered),
+      config,
+      std::chrono::milliseconds((int64_t)(timeoutSeconds * 1000)));
+
+  json::Value resultJSON = kf::toJSON(result);
+  for (auto &entry : *resultJSON.getAsObject())
+    output[entry.first] = entry.second;
+  if (result.candidateTime && result.candidateTime->medianMs > 0) {
+    double seconds = result.candidateTime->medianMs / 1e3;
+    output["achieved_gb_per_s"] = analysis.minBytes / seconds / 1e9;
+    output["achieved_tflop_per_s"] = analysis.flops / seconds / 1e12;
+    output["fraction_of_floor"] = analysis.floorSeconds(ceilings) / seconds;
+    if (result.referenceTime && result.referenceTime->medianMs > 0)
+      output["speedup_over_default"] =
+          result.referenceTime->medianMs / result.candidateTime->medianMs;
+  }
+  output["evaluated_at"] = "gpu";
+  outs() << formatv("{0:2}", json::Value(std::move(output))) << "\n";
+  if (result.status == kf::EvalStatus::NoDevice)
+    WithColor::error(errs(), "kf-evolve")
+        << "no usable CUDA GPU: " << result.message << "\n";
+  return result.status == kf::EvalStatus::Correct ? 0 : 2;
+}
+
+int runWorkerCommand(MLIRContext &context) {
+  return kf::runWorker(context, [&]() -> Expected<kf::PlanModule> {
+    kf::CompileOptions options;
+    options.chip = chip;
+    std::string errors;
+    ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+      errors += diag.str() + "\n";
+      return success();
+    });
+    FailureOr<kf::PlanModule> kernels =
+        kf::compileRuntimeKernels(&context, options);
+    if (failed(kernels))
+      return createStringError(inconvertibleErrorCode(), errors);
+    return *kernels;
+  });
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  InitLLVM initLLVM(argc, argv);
+  cl::AddExtraVersionPrinter(kf::printVersion);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "Kernel Foundry: evaluate and search GPU kernels for a problem\n\n"
+      "  kf-evolve compile PROBLEM [--schedule S] [-o out.ptx]\n"
+      "  kf-evolve eval PROBLEM [--schedule S]\n");
+
+  DialectRegistry registry;
+  kf::registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  if (compileCommand)
+    return problemPath.empty() ? fail("compile needs a problem file")
+                               : runCompile(context);
+  if (evalCommand)
+    return problemPath.empty() ? fail("eval needs a problem file")
+                               : runEval(context, argv[0]);
+  if (workerCommand)
+    return runWorkerCommand(context);
+  return fail("give a subcommand: compile, eval (see --help)");
+}
