@@ -24,7 +24,7 @@ llvm_config.use_default_substitutions()
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 
 tool_dirs = [config.kf_tools_dir, config.llvm_tools_dir]
-tools = ["kf-opt"]
+tools = ["kf-opt", "kf-evolve"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
@@ -50,3 +50,5 @@ def have_cuda_driver():
 
 if have_cuda_driver():
     config.available_features.add("cuda")
+else:
+    config.available_features.add("no-cuda")

@@ -28,6 +28,34 @@ llvm::StringRef kf::stringifyCompileStage(CompileStage stage) {
   llvm_unreachable("unknown compile stage");
 }
 
+/// Fails with an error when a kernel still calls a libdevice function: no
+/// CUDA toolkit with libdevice was found to link it from.
+static LogicalResult checkLibDeviceResolved(ModuleOp lowered) {
+  for (auto binary : lowered.getOps<gpu::BinaryOp>())
+    for (Attribute attr : binary.getObjects()) {
+      auto object = dyn_cast<gpu::ObjectAttr>(attr);
+      if (!object || object.getFormat() != gpu::CompilationTarget::Assembly)
+        continue;
+      StringRef ptx = object.getObject().getValue();
+      size_t pos = ptx.find(".extern .func");
+      if (pos == StringRef::npos)
+        continue;
+      StringRef rest = ptx.drop_front(pos);
+      size_t name = rest.find("__nv_");
+      StringRef function =
+          name == StringRef::npos
+              ? StringRef("an external function")
+              : rest.drop_front(name).take_until(
+                    [](char c) { return !isalnum(c) && c != '_'; });
+      return binary.emitError()
+             << "the kernels call " << function
+             << " from CUDA's libdevice, but no CUDA toolkit with "
+                "nvvm/libdevice was found to link it; set CUDA_HOME (or "
+                "KF_CUDA_PATH) to a CUDA toolkit";
+    }
+  return success();
+}
+
 static void setPipelineOptions(kf::LowerToPTXOptions &lowering,
                                const kf::CompileOptions &options) {
   lowering.chip = options.chip;
@@ -84,7 +112,7 @@ kf::compileCandidate(ModuleOp problem, StringRef problemName,
   LowerToPTXOptions lowering;
   setPipelineOptions(lowering, options);
   buildLowerToPTXPipeline(pm, lowering);
-  if (failed(pm.run(*payload)))
+  if (failed(pm.run(*payload)) || failed(checkLibDeviceResolved(*payload)))
     return fail(CompileStage::Lowering);
 
   FailureOr<LaunchPlan> plan = buildLaunchPlan(*payload);
@@ -104,6 +132,65 @@ std::string kf::collectKernelImages(ModuleOp lowered) {
   return images;
 }
 
+FailureOr<kf::CompiledCandidate>
+kf::compileKernelCandidate(ModuleOp problem, StringRef problemName,
+                           ModuleOp kernel, const CompileOptions &options,
+                           CompileStage *failedStage) {
+  auto fail = [&](CompileStage stage) {
+    if (failedStage)
+      *failedStage = stage;
+    return failure();
+  };
+  FailureOr<ProblemOp> problemOp = lookupProblem(problem, problemName);
+  if (failed(problemOp))
+    return fail(CompileStage::Schedule);
+  func::FuncOp reference = problemOp->getReferenceFunc();
+
+  SmallVector<func::FuncOp> hosts;
+  for (auto function : kernel.getOps<func::FuncOp>())
+    if (function.isPublic() && !function.isExternal())
+      hosts.push_back(function);
+  if (hosts.size() != 1) {
+    emitError(kernel.getLoc())
+        << "a kernel candidate needs exactly one public host function, found "
+        << hosts.size();
+    return fail(CompileStage::HostCode);
+  }
+  // The host function's signature is the problem's, on buffers.
+  func::FuncOp host = hosts.front();
+  SmallVector<Type> expected;
+  for (Type type : llvm::concat<const Type>(reference.getArgumentTypes(),
+                                            reference.getResultTypes())) {
+    auto tensor = cast<RankedTensorType>(type);
+    expected.push_back(
+        MemRefType::get(tensor.getShape(), tensor.getElementType()));
+  }
+  if (host.getNumResults() != 0 ||
+      !llvm::equal(host.getArgumentTypes(), expected)) {
+    InFlightDiagnostic diag = host.emitError()
+                              << "the host function must take the problem's "
+                                 "inputs then outputs as memrefs (";
+    llvm::interleaveComma(expected, diag);
+    diag << ") and return nothing";
+    return fail(CompileStage::HostCode);
+  }
+
+  CompiledCandidate result;
+  OwningOpRef<ModuleOp> payload = cast<ModuleOp>(kernel->clone());
+  PassManager pm(problem.getContext());
+  LowerToPTXOptions lowering;
+  setPipelineOptions(lowering, options);
+  buildLowerToPTXPipeline(pm, lowering);
+  if (failed(pm.run(*payload)) || failed(checkLibDeviceResolved(*payload)))
+    return fail(CompileStage::Lowering);
+  FailureOr<LaunchPlan> plan = buildLaunchPlan(*payload);
+  if (failed(plan))
+    return fail(CompileStage::HostCode);
+  result.plan = std::move(*plan);
+  result.lowered = std::move(payload);
+  return result;
+}
+
 FailureOr<kf::PlanModule>
 kf::compileRuntimeKernels(MLIRContext *context, const CompileOptions &options) {
   OwningOpRef<ModuleOp> module =
@@ -115,7 +202,7 @@ kf::compileRuntimeKernels(MLIRContext *context, const CompileOptions &options) {
   LowerToPTXOptions lowering;
   setPipelineOptions(lowering, options);
   buildDeviceLoweringPipeline(pm, lowering, /*barePointers=*/false);
-  if (failed(pm.run(*module)))
+  if (failed(pm.run(*module)) || failed(checkLibDeviceResolved(*module)))
     return failure();
   auto binary = *module->getOps<gpu::BinaryOp>().begin();
   auto object = cast<gpu::ObjectAttr>(binary.getObjects()[0]);

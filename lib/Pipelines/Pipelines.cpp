@@ -19,6 +19,10 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
 
 using namespace mlir;
 
@@ -37,6 +41,27 @@ unsigned kf::minimumPTXVersion(StringRef chip) {
       .Default(0);
 }
 
+std::string kf::findCUDAToolkit() {
+  auto hasLibDevice = [](StringRef root) {
+    return !root.empty() &&
+           llvm::sys::fs::exists(root + "/nvvm/libdevice/libdevice.10.bc");
+  };
+  for (const char *variable : {"KF_CUDA_PATH", "CUDA_HOME", "CUDA_PATH"})
+    if (std::optional<std::string> value = llvm::sys::Process::GetEnv(variable))
+      if (hasLibDevice(*value))
+        return *value;
+  if (hasLibDevice("/usr/local/cuda"))
+    return "/usr/local/cuda";
+  if (llvm::ErrorOr<std::string> ptxas = llvm::sys::findProgramByName("ptxas")) {
+    // <toolkit>/bin/ptxas
+    StringRef root = llvm::sys::path::parent_path(
+        llvm::sys::path::parent_path(*ptxas));
+    if (hasLibDevice(root))
+      return root.str();
+  }
+  return "";
+}
+
 void kf::buildLowerToPTXPipeline(OpPassManager &pm,
                                  const LowerToPTXOptions &options) {
   // Host side: outputs become out-parameters (the runtime owns every
@@ -48,12 +73,14 @@ void kf::buildLowerToPTXPipeline(OpPassManager &pm,
   outParams.modifyPublicFunctions = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   OpPassManager &funcPM = pm.nest<func::FuncOp>();
+  funcPM.addPass(kf::createKFMaterializeWorkgroupMemory());
   funcPM.addPass(createCSEPass());
   funcPM.addPass(createCanonicalizerPass());
   funcPM.addPass(createConvertLinalgToLoopsPass());
   funcPM.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(kf::createKFCheckHostCode());
   pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(kf::createKFMergeKernelModules());
 
   buildDeviceLoweringPipeline(pm, options, /*barePointers=*/true);
 }
@@ -76,6 +103,7 @@ void kf::buildDeviceLoweringPipeline(OpPassManager &pm,
   gpuPM.addPass(memref::createExpandStridedMetadataPass());
   gpuPM.addPass(createLowerAffinePass());
   gpuPM.addPass(createCanonicalizerPass());
+  gpuPM.addPass(kf::createKFAnnotateVectorAlignment());
   ConvertGpuOpsToNVVMOpsOptions toNVVM;
   toNVVM.useBarePtrCallConv = barePointers;
   gpuPM.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
@@ -85,6 +113,8 @@ void kf::buildDeviceLoweringPipeline(OpPassManager &pm,
 
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = options.format;
+  binary.toolkitPath =
+      options.cudaPath.empty() ? findCUDAToolkit() : std::string(options.cudaPath);
   pm.addPass(createGpuModuleToBinaryPass(binary));
 }
 

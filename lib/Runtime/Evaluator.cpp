@@ -538,10 +538,10 @@ Error GpuEvaluator::Impl::initialize(const PlanModule &runtimeKernels) {
                                     nullptr),
           "cuModuleLoadDataEx(kf runtime kernels)"))
     return error;
-  if (Error error = driver.check(
-          driver.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING),
-          "cuStreamCreate"))
-    return error;
+  // Everything runs on the legacy default stream: the synchronous copies
+  // and memsets the evaluator uses between kernels are ordered with the
+  // kernels only there (a non-blocking stream would race with them).
+  stream = nullptr;
   if (Error error = driver.check(driver.cuEventCreate(&start, CU_EVENT_DEFAULT),
                                  "cuEventCreate"))
     return error;

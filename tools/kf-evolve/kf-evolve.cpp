@@ -46,11 +46,18 @@ static cl::OptionCategory category("kf-evolve options");
 static cl::opt<std::string> problemPath(cl::Positional, cl::desc("<problem.mlir>"),
                                         cl::sub(compileCommand),
                                         cl::sub(evalCommand), cl::cat(category));
-static cl::opt<std::string>
-    schedulePath("schedule",
-                 cl::desc("A transform script (default: kf's default schedule)"),
-                 cl::value_desc("file"), cl::sub(compileCommand),
-                 cl::sub(evalCommand), cl::cat(category));
+static cl::list<std::string> schedulePaths(
+    "schedule",
+    cl::desc("A candidate given as a transform script (default: kf's default "
+             "schedule); eval takes several, in order"),
+    cl::value_desc("file"), cl::sub(compileCommand), cl::sub(evalCommand),
+    cl::cat(category));
+static cl::list<std::string> kernelPaths(
+    "kernel",
+    cl::desc("A candidate given as kernel IR: a module whose host function "
+             "takes the inputs then outputs as memrefs and launches kernels"),
+    cl::value_desc("file"), cl::sub(compileCommand), cl::sub(evalCommand),
+    cl::cat(category));
 static cl::opt<std::string> problemName("problem-name",
                                         cl::desc("Which kf.problem to use when the "
                                                  "file holds several"),
@@ -100,6 +107,10 @@ static cl::opt<int> device("device", cl::desc("CUDA device ordinal"),
 static cl::opt<double> timeoutSeconds(
     "timeout", cl::desc("Seconds before an evaluation counts as hung"),
     cl::init(120), cl::sub(evalCommand), cl::cat(category));
+static cl::opt<bool> timeReference(
+    "time-reference",
+    cl::desc("Also time the reference (default schedule) for the speedup"),
+    cl::init(true), cl::sub(evalCommand), cl::cat(category));
 static cl::opt<std::string>
     ceilingsPath("ceilings", cl::desc("Measured ceilings (JSON); default: H200"),
                  cl::value_desc("file"), cl::sub(evalCommand),
@@ -141,16 +152,67 @@ std::optional<LoadedProblem> loadProblem(MLIRContext &context,
   return loaded;
 }
 
-std::optional<std::string> readSchedule() {
-  if (schedulePath.empty())
-    return std::nullopt;
-  auto file = MemoryBuffer::getFile(schedulePath);
-  if (!file) {
-    fail("cannot read schedule '" + schedulePath +
-         "': " + file.getError().message());
-    return std::string("\0error", 6);
+kf::CompileOptions compileOptions();
+
+/// One candidate of the command line: a schedule, a kernel module, or the
+/// default schedule.
+struct CandidateSource {
+  enum class Kind { Default, Schedule, Kernel };
+  Kind kind = Kind::Default;
+  std::string path;
+  std::string label() const {
+    return kind == Kind::Default ? std::string("default schedule") : path;
   }
-  return (*file)->getBuffer().str();
+};
+
+/// The candidates in command-line order; the default schedule when none.
+std::vector<CandidateSource> candidateSources() {
+  std::vector<std::pair<unsigned, CandidateSource>> ordered;
+  for (unsigned i = 0; i < schedulePaths.size(); ++i)
+    ordered.push_back({schedulePaths.getPosition(i),
+                       {CandidateSource::Kind::Schedule, schedulePaths[i]}});
+  for (unsigned i = 0; i < kernelPaths.size(); ++i)
+    ordered.push_back({kernelPaths.getPosition(i),
+                       {CandidateSource::Kind::Kernel, kernelPaths[i]}});
+  llvm::sort(ordered, [](const auto &a, const auto &b) { return a.first < b.first; });
+  std::vector<CandidateSource> sources;
+  for (auto &entry : ordered)
+    sources.push_back(entry.second);
+  if (sources.empty())
+    sources.push_back(CandidateSource());
+  return sources;
+}
+
+/// Compiles one candidate; diagnostics go to the source manager handler.
+FailureOr<kf::CompiledCandidate> compileSource(MLIRContext &context,
+                                               SourceMgr &sourceMgr,
+                                               ModuleOp problem,
+                                               const CandidateSource &source,
+                                               kf::CompileStage &stage) {
+  kf::CompileOptions options = compileOptions();
+  if (source.kind == CandidateSource::Kind::Default)
+    return kf::compileCandidate(problem, problemName, std::nullopt, options,
+                                &stage);
+  std::string error;
+  auto file = openInputFile(source.path, &error);
+  if (!file) {
+    emitError(UnknownLoc::get(&context)) << error;
+    stage = kf::CompileStage::Schedule;
+    return failure();
+  }
+  if (source.kind == CandidateSource::Kind::Schedule) {
+    std::string text = file->getBuffer().str();
+    return kf::compileCandidate(problem, problemName, StringRef(text), options,
+                                &stage);
+  }
+  OwningOpRef<ModuleOp> kernel =
+      parseSourceFile<ModuleOp>(source.path, ParserConfig(&context));
+  if (!kernel) {
+    stage = kf::CompileStage::HostCode;
+    return failure();
+  }
+  return kf::compileKernelCandidate(problem, problemName, *kernel, options,
+                                    &stage);
 }
 
 kf::CompileOptions compileOptions() {
@@ -183,14 +245,12 @@ int runCompile(MLIRContext &context) {
   std::optional<LoadedProblem> loaded = loadProblem(context, sourceMgr);
   if (!loaded)
     return 1;
-  std::optional<std::string> schedule = readSchedule();
-  if (schedule && StringRef(*schedule).starts_with(StringRef("\0error", 6)))
-    return 1;
+  std::vector<CandidateSource> sources = candidateSources();
+  if (sources.size() != 1)
+    return fail("compile takes one candidate (one --schedule or --kernel)");
   kf::CompileStage stage;
-  FailureOr<kf::CompiledCandidate> compiled = kf::compileCandidate(
-      *loaded->module, problemName,
-      schedule ? std::optional<StringRef>(*schedule) : std::nullopt,
-      compileOptions(), &stage);
+  FailureOr<kf::CompiledCandidate> compiled = compileSource(
+      context, sourceMgr, *loaded->module, sources.front(), stage);
   if (failed(compiled))
     return fail("compilation failed at the " +
                 kf::stringifyCompileStage(stage) + " stage");
@@ -217,9 +277,6 @@ int runEval(MLIRContext &context, const char *argv0) {
   std::optional<LoadedProblem> loaded = loadProblem(context, sourceMgr);
   if (!loaded)
     return 1;
-  std::optional<std::string> schedule = readSchedule();
-  if (schedule && StringRef(*schedule).starts_with(StringRef("\0error", 6)))
-    return 1;
   kf::Ceilings ceilings;
   if (!ceilingsPath.empty()) {
     Expected<kf::Ceilings> loadedCeilings = kf::Ceilings::load(ceilingsPath);
@@ -229,36 +286,20 @@ int runEval(MLIRContext &context, const char *argv0) {
   }
 
   // The trusted reference is the reference function under the default
-  // schedule; the candidate is the given schedule (or the default one).
+  // schedule.
   kf::CompileStage stage;
   FailureOr<kf::CompiledCandidate> reference = kf::compileCandidate(
       *loaded->module, problemName, std::nullopt, compileOptions(), &stage);
   if (failed(reference))
     return fail("the reference does not compile (" +
                 kf::stringifyCompileStage(stage) + " stage)");
-  json::Object output{{"problem", loaded->problem.getSymName()},
-                      {"schedule", schedulePath.empty() ? std::string("default")
-                                                        : schedulePath}};
+  std::string referenceText = printModule(*reference->lowered);
   kf::ProblemAnalysis analysis =
       kf::analyzeProblem(loaded->problem.getReferenceFunc());
-  output["analysis"] = kf::toJSON(analysis, ceilings);
+  kf::ProblemSpec spec = kf::buildProblemSpec(loaded->problem);
 
-  FailureOr<kf::CompiledCandidate> candidate = kf::compileCandidate(
-      *loaded->module, problemName,
-      schedule ? std::optional<StringRef>(*schedule) : std::nullopt,
-      compileOptions(), &stage);
-  if (failed(candidate)) {
-    output["status"] = "compile-error";
-    output["message"] = ("the candidate failed at the " +
-                         kf::stringifyCompileStage(stage) +
-                         " stage; see the diagnostics above")
-                            .str();
-    outs() << formatv("{0:2}", json::Value(std::move(output))) << "\n";
-    return 2;
-  }
-
-  std::string executable = sys::fs::getMainExecutable(
-      argv0, reinterpret_cast<void *>(&fail));
+  std::string executable =
+      sys::fs::getMainExecutable(argv0, reinterpret_cast<void *>(&fail));
   kf::WorkerClient worker({executable, "worker", "--chip=" + chip});
   kf::EvalConfig config;
   config.device = device;
@@ -267,30 +308,59 @@ int runEval(MLIRContext &context, const char *argv0) {
   config.minTimedRuns = minRuns;
   config.maxTimedRuns = std::max<unsigned>(maxRuns, minRuns);
   config.timeBudgetMs = timeBudgetMs;
-  kf::EvalResult result = worker.evaluate(
-      kf::buildProblemSpec(loaded->problem),
-      printModule(*reference->lowered), printModule(*candidate->lowered),
-      config,
-      std::chrono::milliseconds((int64_t)(timeoutSeconds * 1000)));
+  config.timeReference = timeReference;
 
-  json::Value resultJSON = kf::toJSON(result);
-  for (auto &entry : *resultJSON.getAsObject())
-    output[entry.first] = entry.second;
-  if (result.candidateTime && result.candidateTime->medianMs > 0) {
-    double seconds = result.candidateTime->medianMs / 1e3;
-    output["achieved_gb_per_s"] = analysis.minBytes / seconds / 1e9;
-    output["achieved_tflop_per_s"] = analysis.flops / seconds / 1e12;
-    output["fraction_of_floor"] = analysis.floorSeconds(ceilings) / seconds;
-    if (result.referenceTime && result.referenceTime->medianMs > 0)
-      output["speedup_over_default"] =
-          result.referenceTime->medianMs / result.candidateTime->medianMs;
+  json::Array results;
+  bool allCorrect = true, noDevice = false;
+  for (const CandidateSource &source : candidateSources()) {
+    json::Object output{{"problem", loaded->problem.getSymName()},
+                        {"candidate", source.label()},
+                        {"analysis", kf::toJSON(analysis, ceilings)}};
+    FailureOr<kf::CompiledCandidate> candidate =
+        compileSource(context, sourceMgr, *loaded->module, source, stage);
+    if (failed(candidate)) {
+      output["status"] = "compile-error";
+      output["category"] = kf::stringifyCompileStage(stage);
+      output["message"] = ("the candidate failed at the " +
+                           kf::stringifyCompileStage(stage) +
+                           " stage; the diagnostics are on stderr")
+                              .str();
+      results.push_back(std::move(output));
+      allCorrect = false;
+      continue;
+    }
+    kf::EvalResult result = worker.evaluate(
+        spec, referenceText, printModule(*candidate->lowered), config,
+        std::chrono::milliseconds((int64_t)(timeoutSeconds * 1000)));
+    json::Value resultJSON = kf::toJSON(result);
+    for (auto &entry : *resultJSON.getAsObject())
+      output[entry.first] = entry.second;
+    if (result.candidateTime && result.candidateTime->medianMs > 0) {
+      double seconds = result.candidateTime->medianMs / 1e3;
+      output["achieved_gb_per_s"] = analysis.minBytes / seconds / 1e9;
+      output["achieved_tflop_per_s"] = analysis.flops / seconds / 1e12;
+      output["fraction_of_floor"] = analysis.floorSeconds(ceilings) / seconds;
+      if (result.referenceTime && result.referenceTime->medianMs > 0)
+        output["speedup_over_default"] =
+            result.referenceTime->medianMs / result.candidateTime->medianMs;
+    }
+    output["worker_starts"] = worker.starts();
+    results.push_back(std::move(output));
+    allCorrect &= result.status == kf::EvalStatus::Correct;
+    if (result.status == kf::EvalStatus::NoDevice) {
+      WithColor::error(errs(), "kf-evolve")
+          << "no usable CUDA GPU: " << result.message << "\n";
+      noDevice = true;
+      break;
+    }
   }
-  output["evaluated_at"] = "gpu";
-  outs() << formatv("{0:2}", json::Value(std::move(output))) << "\n";
-  if (result.status == kf::EvalStatus::NoDevice)
-    WithColor::error(errs(), "kf-evolve")
-        << "no usable CUDA GPU: " << result.message << "\n";
-  return result.status == kf::EvalStatus::Correct ? 0 : 2;
+  if (results.size() == 1)
+    outs() << formatv("{0:2}", json::Value(std::move(results[0]))) << "\n";
+  else
+    outs() << formatv("{0:2}", json::Value(std::move(results))) << "\n";
+  if (noDevice)
+    return 3;
+  return allCorrect ? 0 : 2;
 }
 
 int runWorkerCommand(MLIRContext &context) {
@@ -326,6 +396,8 @@ int main(int argc, char **argv) {
   kf::registerAllDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // Errors point at the user's source; the generic op dump only adds noise.
+  context.printOpOnDiagnostic(false);
 
   if (compileCommand)
     return problemPath.empty() ? fail("compile needs a problem file")

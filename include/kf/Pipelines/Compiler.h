@@ -50,6 +50,17 @@ compileCandidate(mlir::ModuleOp problem, llvm::StringRef problemName,
                  const CompileOptions &options,
                  CompileStage *failedStage = nullptr);
 
+/// Compiles a candidate given as kernel IR rather than a schedule (a
+/// rewritten kernel): a module with one public host function whose
+/// arguments are the problem's inputs then outputs as memrefs of the same
+/// shapes and element types, launching kernels with gpu.launch or
+/// gpu.launch_func. It goes through kf-lower-to-ptx like a scheduled
+/// problem. Errors are emitted as diagnostics.
+mlir::FailureOr<CompiledCandidate>
+compileKernelCandidate(mlir::ModuleOp problem, llvm::StringRef problemName,
+                       mlir::ModuleOp kernel, const CompileOptions &options,
+                       CompileStage *failedStage = nullptr);
+
 /// Compiles kf's runtime kernels (see RuntimeKernels.h) for the target.
 mlir::FailureOr<PlanModule> compileRuntimeKernels(mlir::MLIRContext *context,
                                                   const CompileOptions &options);

@@ -31,7 +31,17 @@ struct LowerToPTXOptions : public mlir::PassPipelineOptions<LowerToPTXOptions> {
       llvm::cl::desc("Output: isa (PTX text, needs no CUDA toolkit) or bin "
                      "(cubin, needs ptxas on PATH)"),
       llvm::cl::init("isa")};
+  PassOptions::Option<std::string> cudaPath{
+      *this, "cuda-path",
+      llvm::cl::desc("CUDA toolkit whose libdevice provides math functions "
+                     "(default: $KF_CUDA_PATH, $CUDA_HOME, $CUDA_PATH, "
+                     "/usr/local/cuda, or the toolkit of ptxas on PATH)"),
+      llvm::cl::init("")};
 };
+
+/// The CUDA toolkit kf links libdevice from, or "" when none is found (see
+/// LowerToPTXOptions::cudaPath).
+std::string findCUDAToolkit();
 
 /// The oldest PTX ISA version (times ten) that supports `chip`, or 0 when
 /// the chip is not known.

@@ -47,6 +47,61 @@ def KFApplySchedule : Pass<"kf-apply-schedule", "mlir::ModuleOp"> {
   ];
 }
 
+def KFMaterializeWorkgroupMemory
+    : Pass<"kf-materialize-workgroup-memory", "mlir::func::FuncOp"> {
+  let summary = "Turn promoted shared-memory buffers and copies into code that lowers";
+  let description = [{
+    `transform.structured.promote` with the workgroup memory space leaves a
+    `memref.alloc` in address space 3 and `memref.copy` ops into it, which
+    the NVVM path cannot lower (an alloca in address space 3, calls to
+    `memrefCopy`). This pass
+    - moves each workgroup-space allocation used by one `gpu.launch` into a
+      workgroup attribution of that launch, padding its innermost dimension
+      by the number of elements given in its `kf.workgroup_padding`
+      attribute (against shared-memory bank conflicts; uses see a subview of
+      the original shape);
+    - rewrites every `memref.copy` in a launch that reads or writes
+      workgroup memory into a loop distributed over all threads of the
+      block, between two barriers.
+    An allocation used outside launches or by several launches is an error.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numBuffers", "workgroup-buffers", "Allocations made workgroup attributions">,
+    Statistic<"numCopies", "cooperative-copies", "Copies distributed over threads">,
+  ];
+}
+
+def KFMergeKernelModules : Pass<"kf-merge-kernel-modules", "mlir::ModuleOp"> {
+  let summary = "Put every outlined kernel into one gpu.module";
+  let description = [{
+    gpu-kernel-outlining makes one gpu.module per launch, each holding a
+    kernel named after the function. This pass moves all kernels into a
+    single `gpu.module @kernels`, naming each after the module it came from
+    (unique by construction), and updates the launches. One module means one
+    PTX file per candidate and one module load at run time.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+def KFAnnotateVectorAlignment
+    : Pass<"kf-annotate-vector-alignment", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Give vector loads and stores of kernel arguments their alignment";
+  let description = [{
+    Without alignment facts the NVPTX backend splits a vector<4xf32> access
+    into four 32-bit accesses. kf's runtime passes every memref kernel
+    argument as the start of a buffer aligned to 256 bytes, so the alignment
+    of `vector.load`/`vector.store` on a kernel argument follows from the
+    divisibility of its linearized offset, which this pass derives from the
+    index arithmetic (constants, products, sums) and the static strides, and
+    records in the op's `alignment` attribute.
+  }];
+  let statistics = [
+    Statistic<"numAligned", "aligned-accesses", "Vector accesses given an alignment above their element's">,
+  ];
+}
+
 def KFCheckHostCode : Pass<"kf-check-host-code", "mlir::ModuleOp"> {
   let summary = "Check that the host side of a scheduled module is a launch plan";
   let description = [{

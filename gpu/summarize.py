@@ -1,0 +1,54 @@
+"""Prints the table of a run-gpu-tests.sh output folder."""
+import glob
+import json
+import os
+import sys
+
+out = sys.argv[1]
+bundle_path = sys.argv[3] if len(sys.argv) > 3 and sys.argv[2] == "--bundle" else None
+everything = {}
+torch_times = {}
+try:
+    torch_times = json.load(open(os.path.join(out, "torch.json")))
+except Exception:
+    pass
+
+rows = []
+for path in sorted(glob.glob(os.path.join(out, "*.json"))):
+    name = os.path.basename(path)[:-5]
+    if name == "torch":
+        continue
+    if name == "all-results":
+        continue
+    try:
+        data = json.load(open(path))
+        everything[name] = data
+    except Exception as e:
+        rows.append((name, "-", "unreadable: %s" % e, "", "", "", "", ""))
+        continue
+    for r in data if isinstance(data, list) else [data]:
+        t = r.get("time") or {}
+        med = t.get("median_ms")
+        spread = ("%.3f-%.3f" % (t["p10_ms"], t["p90_ms"])) if med else ""
+        problem = r.get("problem", "")
+        eager = torch_times.get(problem, {}).get("median_ms")
+        rows.append((name, os.path.basename(r.get("candidate", "")), r.get("status", ""),
+                     "%.3f" % med if med else "", spread,
+                     "%.0f" % r["achieved_gb_per_s"] if "achieved_gb_per_s" in r else "",
+                     "%.2f" % r["fraction_of_floor"] if "fraction_of_floor" in r else "",
+                     "%.3f" % eager if eager else ""))
+        if r.get("status") not in ("correct", None):
+            print("%s / %s: %s" % (name, r.get("candidate"), r.get("message", "")[:300]))
+
+header = ("run", "candidate", "status", "median ms", "p10-p90 ms", "GB/s", "floor frac", "torch ms")
+widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+for row in [header] + rows:
+    print("  ".join(str(x).ljust(w) for x, w in zip(row, widths)))
+
+if bundle_path:
+    for path in glob.glob(os.path.join(out, "*.err")):
+        text = open(path).read()
+        if text.strip():
+            everything.setdefault("stderr", {})[os.path.basename(path)] = text[-4000:]
+    everything["torch"] = torch_times
+    json.dump(everything, open(bundle_path, "w"), indent=1)

@@ -1,0 +1,104 @@
+//===- AnnotateVectorAlignment.cpp - Alignment of vector accesses ---------===//
+
+#include "kf/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/ADT/APInt.h"
+
+#include <numeric>
+
+namespace kf {
+#define GEN_PASS_DEF_KFANNOTATEVECTORALIGNMENT
+#include "kf/Transforms/Passes.h.inc"
+} // namespace kf
+
+using namespace mlir;
+
+/// Byte alignment kf's runtime guarantees for memref kernel arguments.
+static constexpr int64_t kArgumentAlignment = 256;
+
+namespace {
+
+/// A positive integer known to divide `value` (1 when nothing is known).
+int64_t knownDivisor(Value value, unsigned depth = 0) {
+  if (depth > 16)
+    return 1;
+  APInt constant;
+  if (matchPattern(value, m_ConstantInt(&constant))) {
+    int64_t c = std::abs(constant.getSExtValue());
+    return c == 0 ? kArgumentAlignment : c;
+  }
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return 1;
+  if (auto mul = dyn_cast<arith::MulIOp>(def))
+    return knownDivisor(mul.getLhs(), depth + 1) *
+           knownDivisor(mul.getRhs(), depth + 1);
+  if (isa<arith::AddIOp, arith::SubIOp>(def))
+    return std::gcd(knownDivisor(def->getOperand(0), depth + 1),
+                    knownDivisor(def->getOperand(1), depth + 1));
+  if (auto shl = dyn_cast<arith::ShLIOp>(def)) {
+    APInt shift;
+    if (matchPattern(shl.getRhs(), m_ConstantInt(&shift)) &&
+        shift.getZExtValue() < 32)
+      return knownDivisor(shl.getLhs(), depth + 1) << shift.getZExtValue();
+  }
+  if (auto cast = dyn_cast<arith::IndexCastOp>(def))
+    return knownDivisor(cast.getIn(), depth + 1);
+  return 1;
+}
+
+/// Alignment in bytes of an access at `indices` of `base`, or 0 if unknown.
+int64_t accessAlignment(Value base, ValueRange indices, int64_t vectorBytes) {
+  auto arg = dyn_cast<BlockArgument>(base);
+  auto memref = dyn_cast<MemRefType>(base.getType());
+  if (!arg || !memref || !isa<gpu::GPUFuncOp>(arg.getOwner()->getParentOp()))
+    return 0;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(memref.getStridesAndOffset(strides, offset)) ||
+      ShapedType::isDynamic(offset) ||
+      llvm::any_of(strides, ShapedType::isDynamic))
+    return 0;
+  unsigned elementBytes = memref.getElementTypeBitWidth() / 8;
+  if (elementBytes == 0)
+    return 0;
+  int64_t divisor = offset == 0 ? kArgumentAlignment : std::abs(offset);
+  for (auto [index, stride] : llvm::zip(indices, strides))
+    divisor = std::gcd(divisor, knownDivisor(index) * std::abs(stride));
+  int64_t bytes = divisor * elementBytes;
+  int64_t alignment = bytes & -bytes; // largest power of two dividing it
+  return std::min({alignment, vectorBytes, kArgumentAlignment});
+}
+
+struct KFAnnotateVectorAlignmentPass
+    : kf::impl::KFAnnotateVectorAlignmentBase<KFAnnotateVectorAlignmentPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    auto annotate = [&](Operation *op, Value base, ValueRange indices,
+                        VectorType vector) {
+      if (op->hasAttr("alignment"))
+        return;
+      int64_t vectorBytes =
+          vector.getNumElements() * vector.getElementTypeBitWidth() / 8;
+      int64_t alignment = accessAlignment(base, indices, vectorBytes);
+      if (alignment * 8 <= (int64_t)vector.getElementTypeBitWidth())
+        return;
+      op->setAttr("alignment",
+                  IntegerAttr::get(IntegerType::get(op->getContext(), 64),
+                                   alignment));
+      ++numAligned;
+    };
+    getOperation().walk([&](Operation *op) {
+      if (auto load = dyn_cast<vector::LoadOp>(op))
+        annotate(op, load.getBase(), load.getIndices(), load.getVectorType());
+      else if (auto store = dyn_cast<vector::StoreOp>(op))
+        annotate(op, store.getBase(), store.getIndices(),
+                 store.getVectorType());
+    });
+  }
+};
+} // namespace

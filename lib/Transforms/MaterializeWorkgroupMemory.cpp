@@ -1,0 +1,189 @@
+//===- MaterializeWorkgroupMemory.cpp - Shared memory that lowers ---------===//
+
+#include "kf/Transforms/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+
+namespace kf {
+#define GEN_PASS_DEF_KFMATERIALIZEWORKGROUPMEMORY
+#include "kf/Transforms/Passes.h.inc"
+} // namespace kf
+
+using namespace mlir;
+
+namespace {
+
+bool isWorkgroup(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  return memref && gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(memref);
+}
+
+/// Replaces `oldValue` by `newValue` whose type may differ in its layout:
+/// subviews of it are rebuilt with inferred result types (recursively);
+/// other users accept any strided memref and take the new value as is.
+void replaceWithRelayout(Value oldValue, Value newValue) {
+  for (OpOperand &use : llvm::make_early_inc_range(oldValue.getUses())) {
+    auto subview = dyn_cast<memref::SubViewOp>(use.getOwner());
+    if (!subview || use.getOperandNumber() != 0) {
+      use.set(newValue);
+      continue;
+    }
+    OpBuilder builder(subview);
+    auto sourceType = cast<MemRefType>(newValue.getType());
+    MemRefType resultType;
+    if (subview.getType().getRank() == sourceType.getRank())
+      resultType = memref::SubViewOp::inferResultType(
+          sourceType, subview.getMixedOffsets(), subview.getMixedSizes(),
+          subview.getMixedStrides());
+    else
+      resultType = memref::SubViewOp::inferRankReducedResultType(
+          subview.getType().getShape(), sourceType, subview.getMixedOffsets(),
+          subview.getMixedSizes(), subview.getMixedStrides());
+    auto rebuilt = memref::SubViewOp::create(
+        builder, subview.getLoc(), resultType, newValue,
+        subview.getMixedOffsets(), subview.getMixedSizes(),
+        subview.getMixedStrides());
+    replaceWithRelayout(subview.getResult(), rebuilt.getResult());
+    subview.erase();
+  }
+}
+
+LogicalResult materializeBuffer(memref::AllocOp alloc, gpu::LaunchOp launch,
+                                int64_t padding) {
+  MemRefType type = alloc.getType();
+  if (!type.hasStaticShape() || !type.getLayout().isIdentity())
+    return alloc.emitError()
+           << "workgroup buffer " << type
+           << " must have a static shape and identity layout";
+  SmallVector<int64_t> paddedShape(type.getShape());
+  if (padding > 0 && !paddedShape.empty())
+    paddedShape.back() += padding;
+  auto paddedType = MemRefType::get(paddedShape, type.getElementType(),
+                                    MemRefLayoutAttrInterface(),
+                                    type.getMemorySpace());
+  BlockArgument attribution =
+      launch.addWorkgroupAttribution(paddedType, alloc.getLoc());
+  Value replacement = attribution;
+  if (paddedType != type) {
+    OpBuilder builder(&launch.getBody().front(),
+                      launch.getBody().front().begin());
+    SmallVector<OpFoldResult> offsets(type.getRank(), builder.getIndexAttr(0));
+    SmallVector<OpFoldResult> strides(type.getRank(), builder.getIndexAttr(1));
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t size : type.getShape())
+      sizes.push_back(builder.getIndexAttr(size));
+    replacement = memref::SubViewOp::create(builder, alloc.getLoc(), attribution,
+                                            offsets, sizes, strides);
+  }
+  for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+    if (isa<memref::DeallocOp>(user))
+      user->erase();
+  replaceWithRelayout(alloc.getResult(), replacement);
+  alloc.erase();
+  return success();
+}
+
+/// Block-wide copy: thread t of the block copies elements t, t + T, ...
+void distributeCopy(memref::CopyOp copy) {
+  OpBuilder builder(copy);
+  Location loc = copy.getLoc();
+  Value source = copy.getSource(), target = copy.getTarget();
+  auto type = cast<MemRefType>(source.getType());
+  SmallVector<Value> sizes;
+  Value count = arith::ConstantIndexOp::create(builder, loc, 1);
+  for (int64_t dim = 0; dim < type.getRank(); ++dim) {
+    Value size = memref::DimOp::create(builder, loc, source, dim);
+    sizes.push_back(size);
+    count = arith::MulIOp::create(builder, loc, count, size);
+  }
+  Value tx = gpu::ThreadIdOp::create(builder, loc, gpu::Dimension::x);
+  Value ty = gpu::ThreadIdOp::create(builder, loc, gpu::Dimension::y);
+  Value tz = gpu::ThreadIdOp::create(builder, loc, gpu::Dimension::z);
+  Value bx = gpu::BlockDimOp::create(builder, loc, gpu::Dimension::x);
+  Value by = gpu::BlockDimOp::create(builder, loc, gpu::Dimension::y);
+  Value bz = gpu::BlockDimOp::create(builder, loc, gpu::Dimension::z);
+  Value yz = arith::AddIOp::create(
+      builder, loc, ty, arith::MulIOp::create(builder, loc, tz, by));
+  Value linear = arith::AddIOp::create(
+      builder, loc, tx, arith::MulIOp::create(builder, loc, yz, bx));
+  Value threads = arith::MulIOp::create(
+      builder, loc, bx, arith::MulIOp::create(builder, loc, by, bz));
+  // Nothing may read the target before every thread wrote its part, and
+  // nothing may overwrite it while an earlier phase still reads it.
+  gpu::BarrierOp::create(builder, loc);
+  auto loop = scf::ForOp::create(builder, loc, linear, count, threads);
+  {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(loop.getBody());
+    Value remaining = loop.getInductionVar();
+    SmallVector<Value> indices(type.getRank());
+    for (int64_t dim = type.getRank() - 1; dim >= 0; --dim) {
+      if (dim == 0) {
+        indices[dim] = remaining;
+        break;
+      }
+      indices[dim] = arith::RemUIOp::create(builder, loc, remaining, sizes[dim]);
+      remaining = arith::DivUIOp::create(builder, loc, remaining, sizes[dim]);
+    }
+    Value value = memref::LoadOp::create(builder, loc, source, indices);
+    memref::StoreOp::create(builder, loc, value, target, indices);
+  }
+  builder.setInsertionPointAfter(loop);
+  gpu::BarrierOp::create(builder, loc);
+  copy.erase();
+}
+
+struct KFMaterializeWorkgroupMemoryPass
+    : kf::impl::KFMaterializeWorkgroupMemoryBase<
+          KFMaterializeWorkgroupMemoryPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp function = getOperation();
+    SmallVector<memref::AllocOp> allocs;
+    function.walk([&](memref::AllocOp alloc) {
+      if (isWorkgroup(alloc.getType()))
+        allocs.push_back(alloc);
+    });
+    for (memref::AllocOp alloc : allocs) {
+      gpu::LaunchOp launch;
+      bool ok = true;
+      for (Operation *user : alloc->getUsers()) {
+        if (isa<memref::DeallocOp>(user))
+          continue;
+        auto userLaunch = user->getParentOfType<gpu::LaunchOp>();
+        if (!userLaunch || (launch && userLaunch != launch))
+          ok = false;
+        launch = userLaunch;
+      }
+      if (!ok || !launch) {
+        alloc.emitError() << "workgroup (shared) memory must be used by "
+                             "exactly one gpu.launch; map the computation "
+                             "that uses it to the GPU";
+        return signalPassFailure();
+      }
+      int64_t padding = 0;
+      if (auto attr = alloc->getAttrOfType<IntegerAttr>("kf.workgroup_padding"))
+        padding = attr.getInt();
+      if (failed(materializeBuffer(alloc, launch, padding)))
+        return signalPassFailure();
+      ++numBuffers;
+    }
+    SmallVector<memref::CopyOp> copies;
+    function.walk([&](memref::CopyOp copy) {
+      if ((isWorkgroup(copy.getSource().getType()) ||
+           isWorkgroup(copy.getTarget().getType())) &&
+          copy->getParentOfType<gpu::LaunchOp>())
+        copies.push_back(copy);
+    });
+    for (memref::CopyOp copy : copies) {
+      distributeCopy(copy);
+      ++numCopies;
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,134 @@
+//===- CompilerTest.cpp - Problem + schedule -> PTX -----------------------===//
+
+#include "kf/Pipelines/Compiler.h"
+
+#include "kf/InitAll.h"
+#include "kf/Runtime/RuntimeKernels.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include "gtest/gtest.h"
+
+using namespace mlir;
+
+namespace {
+
+class CompilerTest : public ::testing::Test {
+protected:
+  CompilerTest() {
+    DialectRegistry registry;
+    kf::registerAllDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+  }
+  MLIRContext context;
+};
+
+constexpr const char *kScale = R"mlir(
+  kf.problem @scale reference(@scale_ref) tolerance(<atol = 0.0, rtol = 0.0>)
+  func.func @scale_ref(%x: tensor<16x100xf32>) -> tensor<16x100xf32> {
+    %two = arith.constant 2.0 : f32
+    %init = tensor.empty() : tensor<16x100xf32>
+    %y = linalg.generic {
+        indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+        iterator_types = ["parallel", "parallel"]}
+        ins(%x : tensor<16x100xf32>) outs(%init : tensor<16x100xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %r = arith.mulf %in, %two : f32
+      linalg.yield %r : f32
+    } -> tensor<16x100xf32>
+    return %y : tensor<16x100xf32>
+  }
+)mlir";
+
+TEST_F(CompilerTest, DefaultScheduleGivesOneLaunchWithBoundArguments) {
+  OwningOpRef<ModuleOp> problem = parseSourceString<ModuleOp>(kScale, &context);
+  ASSERT_TRUE(problem);
+  FailureOr<kf::CompiledCandidate> compiled =
+      kf::compileCandidate(*problem, "", std::nullopt, kf::CompileOptions());
+  ASSERT_TRUE(succeeded(compiled));
+  const kf::LaunchPlan &plan = compiled->plan;
+  EXPECT_EQ(plan.numArguments, 2u);
+  ASSERT_EQ(plan.numLaunches(), 1u);
+  const kf::PlanStep &launch = plan.steps.back();
+  // 100 columns in blocks of 64, 16 rows in blocks of 4.
+  EXPECT_EQ(launch.grid[0], 2);
+  EXPECT_EQ(launch.grid[1], 4);
+  EXPECT_EQ(launch.block[0], 64);
+  EXPECT_EQ(launch.block[1], 4);
+  ASSERT_EQ(launch.arguments.size(), 2u);
+  EXPECT_EQ(launch.arguments[0].kind, kf::PlanArgument::Kind::Pointer);
+  // Arguments are bound through the launch: input first, then output.
+  EXPECT_EQ(plan.buffers[launch.arguments[0].buffer].argumentIndex, 0u);
+  EXPECT_EQ(plan.buffers[launch.arguments[1].buffer].argumentIndex, 1u);
+  ASSERT_EQ(plan.modules.size(), 1u);
+  EXPECT_NE(plan.modules.begin()->second.image.find(".target sm_90"),
+            std::string::npos);
+  // The problem module is left as it was.
+  EXPECT_EQ(std::distance(problem->getOps().begin(), problem->getOps().end()),
+            2);
+}
+
+TEST_F(CompilerTest, ChipAndPTXVersionAreHonoured) {
+  OwningOpRef<ModuleOp> problem = parseSourceString<ModuleOp>(kScale, &context);
+  ASSERT_TRUE(problem);
+  kf::CompileOptions options;
+  options.chip = "sm_80";
+  FailureOr<kf::CompiledCandidate> compiled =
+      kf::compileCandidate(*problem, "", std::nullopt, options);
+  ASSERT_TRUE(succeeded(compiled));
+  const std::string &ptx = compiled->plan.modules.begin()->second.image;
+  EXPECT_NE(ptx.find(".version 7.0"), std::string::npos);
+  EXPECT_NE(ptx.find(".target sm_80"), std::string::npos);
+  EXPECT_EQ(kf::minimumPTXVersion("sm_90"), 80u);
+  EXPECT_EQ(kf::minimumPTXVersion("sm_42"), 0u);
+}
+
+TEST_F(CompilerTest, BrokenScheduleFailsAtTheTransformStage) {
+  OwningOpRef<ModuleOp> problem = parseSourceString<ModuleOp>(kScale, &context);
+  ASSERT_TRUE(problem);
+  std::string diagnostics;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    diagnostics += diag.str() + "\n";
+    return success();
+  });
+  // Asks for more threads than the forall has iterations mapped.
+  const char *schedule = R"mlir(
+    module attributes {transform.with_named_sequence} {
+      transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+        %op = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+        %t, %f = transform.structured.tile_using_forall %op tile_sizes [1, 1] (mapping = [#gpu.thread<y>, #gpu.thread<x>]) : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+        %b = transform.bufferization.one_shot_bufferize %root {bufferize_function_boundaries = true} : (!transform.any_op) -> !transform.any_op
+        %func = transform.structured.match ops{["func.func"]} in %b : (!transform.any_op) -> !transform.any_op
+        %l = transform.gpu.map_forall_to_blocks %func generate_gpu_launch : (!transform.any_op) -> !transform.any_op
+        transform.yield
+      }
+    })mlir";
+  kf::CompileStage stage;
+  FailureOr<kf::CompiledCandidate> compiled = kf::compileCandidate(
+      *problem, "", llvm::StringRef(schedule), kf::CompileOptions(), &stage);
+  EXPECT_TRUE(failed(compiled));
+  EXPECT_EQ(stage, kf::CompileStage::Transform);
+  EXPECT_FALSE(diagnostics.empty());
+}
+
+TEST_F(CompilerTest, RuntimeKernelsCompileForTheChip) {
+  FailureOr<kf::PlanModule> kernels =
+      kf::compileRuntimeKernels(&context, kf::CompileOptions());
+  ASSERT_TRUE(succeeded(kernels));
+  EXPECT_EQ(kernels->format, kf::PlanModule::Format::PTX);
+  for (llvm::StringRef name :
+       {"fill_uniform_f32", "fill_normal_bf16", "fill_int_i8", "compare_f64",
+        "compare_i1", "count_diff_i32"})
+    EXPECT_NE(kernels->image.find((".entry " + name + "(").str()),
+              std::string::npos)
+        << name.str();
+  // Normal draws need log and cos: libdevice was linked in, nothing is left
+  // unresolved.
+  EXPECT_EQ(kernels->image.find(".extern .func __nv_"), std::string::npos);
+}
+
+} // namespace

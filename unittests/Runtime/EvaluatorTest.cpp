@@ -1,0 +1,131 @@
+//===- EvaluatorTest.cpp - Host-side logic of the evaluator ---------------===//
+
+#include "kf/Runtime/Evaluator.h"
+#include "kf/Runtime/ProblemSpec.h"
+#include "kf/Runtime/RuntimeKernels.h"
+
+#include "gtest/gtest.h"
+
+using namespace kf;
+
+namespace {
+
+TEST(SummarizeTimes, MedianQuantilesAndExtremes) {
+  TimingStats stats = summarizeTimes({5.0, 1.0, 3.0, 2.0, 4.0});
+  EXPECT_EQ(stats.runs, 5u);
+  EXPECT_DOUBLE_EQ(stats.medianMs, 3.0);
+  EXPECT_DOUBLE_EQ(stats.minMs, 1.0);
+  EXPECT_DOUBLE_EQ(stats.maxMs, 5.0);
+  EXPECT_DOUBLE_EQ(stats.p10Ms, 1.4);
+  EXPECT_DOUBLE_EQ(stats.p90Ms, 4.6);
+}
+
+TEST(SummarizeTimes, EvenCountInterpolatesAndEmptyIsZero) {
+  EXPECT_DOUBLE_EQ(summarizeTimes({1.0, 2.0, 3.0, 10.0}).medianMs, 2.5);
+  EXPECT_EQ(summarizeTimes({}).runs, 0u);
+}
+
+TEST(EvalResultJSON, RoundTripsEveryField) {
+  EvalResult result;
+  result.status = EvalStatus::Incorrect;
+  result.message = "wrong result";
+  result.errors.push_back({1, 100, 3, 17, 0.5, 2.0});
+  result.candidateTime = summarizeTimes({1.0, 2.0, 3.0});
+  result.kernels.push_back({"kernels::k", 32, 1024, 0, 1024, 256, 0});
+  result.deviceName = "NVIDIA H200";
+  result.driverVersion = 13000;
+  result.contextLost = true;
+
+  llvm::json::Value json = toJSON(result);
+  EvalResult parsed;
+  llvm::json::Path::Root root;
+  ASSERT_TRUE(fromJSON(json, parsed, root));
+  EXPECT_EQ(parsed.status, EvalStatus::Incorrect);
+  EXPECT_EQ(parsed.message, "wrong result");
+  ASSERT_EQ(parsed.errors.size(), 1u);
+  EXPECT_EQ(parsed.errors[0].firstMismatch, 17);
+  EXPECT_EQ(parsed.errors[0].maxRelError, 2.0);
+  ASSERT_TRUE(parsed.candidateTime);
+  EXPECT_EQ(parsed.candidateTime->medianMs, 2.0);
+  EXPECT_FALSE(parsed.referenceTime);
+  ASSERT_EQ(parsed.kernels.size(), 1u);
+  EXPECT_EQ(parsed.kernels[0].registers, 32);
+  EXPECT_TRUE(parsed.contextLost);
+}
+
+TEST(EvalResultJSON, RejectsUnknownStatus) {
+  llvm::json::Value json =
+      llvm::json::Object{{"status", "great"}, {"message", ""}};
+  EvalResult parsed;
+  llvm::json::Path::Root root;
+  EXPECT_FALSE(fromJSON(json, parsed, root));
+}
+
+TEST(EvalStatus, NamesRoundTrip) {
+  for (EvalStatus status :
+       {EvalStatus::Correct, EvalStatus::Incorrect, EvalStatus::InputsModified,
+        EvalStatus::ResourceLimit, EvalStatus::LoadError, EvalStatus::Fault,
+        EvalStatus::Timeout, EvalStatus::NoDevice,
+        EvalStatus::InternalError})
+    EXPECT_EQ(symbolizeEvalStatus(stringifyEvalStatus(status)), status);
+}
+
+TEST(ProblemSpecJSON, RoundTrips) {
+  ProblemSpec spec;
+  spec.name = "p";
+  spec.inputs.push_back({"f32", {4, 8}, {Distribution::Kind::Normal, 0, 2}});
+  spec.inputs.push_back({"i32", {3}, {Distribution::Kind::IntRange, -5, 5}});
+  spec.outputs.push_back({"f16", {4}, {}});
+  spec.atol = 1e-3;
+  spec.rtol = 1e-4;
+  ProblemSpec parsed;
+  llvm::json::Path::Root root;
+  ASSERT_TRUE(fromJSON(toJSON(spec), parsed, root));
+  ASSERT_EQ(parsed.inputs.size(), 2u);
+  EXPECT_EQ(parsed.inputs[0].numElements(), 32);
+  EXPECT_EQ(parsed.inputs[0].bytes(), 128);
+  EXPECT_EQ(parsed.inputs[1].distribution.kind, Distribution::Kind::IntRange);
+  EXPECT_EQ(parsed.inputs[1].distribution.a, -5);
+  EXPECT_EQ(parsed.outputs[0].bytes(), 8);
+  EXPECT_TRUE(parsed.outputs[0].isFloat());
+  EXPECT_FALSE(parsed.inputs[1].isFloat());
+  EXPECT_EQ(parsed.rtol, 1e-4);
+}
+
+TEST(EvalConfigJSON, DefaultsSurviveMissingFields) {
+  EvalConfig config;
+  llvm::json::Path::Root root;
+  ASSERT_TRUE(fromJSON(llvm::json::Object{{"trials", 7}}, config, root));
+  EXPECT_EQ(config.trials, 7u);
+  EXPECT_EQ(config.inputSets, EvalConfig().inputSets);
+}
+
+TEST(SplitMix64, MatchesTheReferenceSequence) {
+  // SplitMix64 from seed 0 (Vigna's reference): the state advances by the
+  // golden gamma; element i of seed s hashes i + (s + 1) * gamma.
+  EXPECT_EQ(splitMix64(0, 0), 0xE220A8397B1DCDAFull);
+  EXPECT_NE(splitMix64(1, 0), splitMix64(0, 1));
+  EXPECT_EQ(splitMix64(12345, 7), splitMix64(12345, 7));
+}
+
+TEST(RuntimeKernels, SourceNamesEveryKernel) {
+  std::string source = runtimeKernelsSource();
+  for (llvm::StringRef type : runtimeElementTypes()) {
+    EXPECT_NE(source.find("@" + runtimeKernelName("compare", type) + "("),
+              std::string::npos)
+        << type.str();
+    bool isFloat = type.starts_with("f") || type == "bf16";
+    EXPECT_EQ(
+        source.find("@" + runtimeKernelName("fill_uniform", type) + "(") !=
+            std::string::npos,
+        isFloat)
+        << type.str();
+    EXPECT_EQ(source.find("@" + runtimeKernelName("fill_int", type) + "(") !=
+                  std::string::npos,
+              !isFloat)
+        << type.str();
+  }
+  EXPECT_NE(source.find("@count_diff_i32("), std::string::npos);
+}
+
+} // namespace
