@@ -17,7 +17,8 @@ llvm_map_components_to_libnames(KF_STATIC_LLVM_LIBS
   CodeGen SelectionDAG AsmPrinter GlobalISel FrontendOpenMP FrontendOffloading
   FrontendHLSL FrontendAtomic Coroutines ObjCARCOpts CFGuard HipStdPar
   NVPTXCodeGen NVPTXDesc NVPTXInfo
-  OrcJIT ExecutionEngine X86CodeGen X86AsmParser X86Desc X86Info
+  OrcJIT OrcTargetProcess OrcShared JITLink RuntimeDyld ExecutionEngine
+  PerfJITEvents X86CodeGen X86AsmParser X86Desc X86Info
   )
 
 find_library(KF_STATIC_ZLIB libz.a REQUIRED)
@@ -39,6 +40,10 @@ foreach(target IN LISTS kf_imported_targets)
   foreach(dep IN LISTS deps)
     if(dep STREQUAL "LLVM")
       list(APPEND new_deps ${KF_STATIC_LLVM_LIBS})
+      set(changed ON)
+    elseif(dep STREQUAL "MLIR")
+      # The shared libMLIR.so (MLIRExecutionEngine names it); the static
+      # MLIR archives kf needs are linked by name instead.
       set(changed ON)
     elseif(dep MATCHES "^ZLIB::ZLIB$|zstd::libzstd_shared|libz\\.so|libzstd\\.so")
       list(APPEND new_deps ${KF_STATIC_ZLIB} ${KF_STATIC_ZSTD})

@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # GPU checks of the evaluation path, run on the GPU host from an unpacked
-# bundle (scripts/bundle): no LLVM needed there. Writes JSON results to
-# $OUT_DIR (default /tmp/kf-gpu) and prints a table last.
+# bundle (scripts/bundle): no LLVM needed there. It runs what the lit tests
+# marked `REQUIRES: cuda` check (the host has no FileCheck), then evaluates
+# every example and the hand-written schedules, writes JSON results to
+# $OUT_DIR (default /tmp/kf-gpu) and prints a table last. Exits non-zero
+# when a result differs from its expectation (gpu/summarize.py).
 #
-#   kf-bundle/gpu/run-gpu-tests.sh [quick]
+#   kf-bundle/gpu/run-gpu-tests.sh
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bundle=$(dirname "$here")
 kf=$bundle/bin/kf-evolve
 problems=$bundle/examples/problems
+small=$bundle/examples/small
 schedules=$bundle/examples/schedules
 candidates=$here/candidates
 out=${OUT_DIR:-/tmp/kf-gpu}
@@ -16,26 +20,38 @@ mkdir -p "$out"
 
 echo "== device"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
-"$kf" --version | tail -2
-ls -d /usr/local/cuda/nvvm/libdevice 2>/dev/null || echo "warning: no libdevice under /usr/local/cuda"
 
-run() { # name, then kf-evolve eval arguments
+echo "== kf-opt from the bundle: version, and a gpu.module lowered to PTX"
+"$bundle/bin/kf-opt" --version | tail -2
+"$bundle/bin/kf-opt" "$here/test-inputs/tiny-kernel.mlir" \
+  --pass-pipeline='builtin.module(gpu.module(convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1},reconcile-unrealized-casts),gpu-module-to-binary{format=isa})' \
+  > "$out/tiny-kernel.lowered.mlir" && grep -c '.entry scale' "$out/tiny-kernel.lowered.mlir" | sed 's/^/PTX entries: /'
+
+run() { # name, then kf-evolve arguments
   local name=$1; shift
   local start=$(date +%s%N)
-  "$kf" eval "$@" > "$out/$name.json" 2> "$out/$name.err"
+  "$kf" "$@" > "$out/$name.json" 2> "$out/$name.err"
   local rc=$?
-  local ms=$(( ($(date +%s%N) - start) / 1000000 ))
-  printf '%-28s rc=%d  %d ms\n' "$name" "$rc" "$ms"
+  printf '%-28s rc=%d  %6d ms\n' "$name" "$rc" $(( ($(date +%s%N) - start) / 1000000 ))
 }
+
+echo "== the GPU reference against the CPU reference (ExecutionEngine), small shapes"
+for p in relu softmax sum_reduction layernorm matmul gemm_bias_relu; do
+  run "check-reference-$p" check-reference "$small/$p.mlir" --seed 7
+done
+
+echo "== small evaluations"
+run eval-small-relu eval "$small/relu.mlir" --trials 2 --runs 5
+run eval-small-softmax-zeros eval "$small/softmax.mlir" --kernel "$here/test-inputs/softmax-zeros.mlir"
 
 quick="--trials 2 --runs 10 --min-runs 5 --time-budget-ms 500"
 echo "== every example under the default schedule (the trusted reference against itself)"
 for p in relu softmax sum_reduction layernorm matmul gemm_bias_relu; do
-  run "default-$p" "$problems/$p.mlir" $quick --time-reference=false
+  run "default-$p" eval "$problems/$p.mlir" $quick --time-reference=false
 done
 
 echo "== relu: vectorized twice, wrong, fault, recovery, hang, recovery"
-run relu-sequence "$problems/relu.mlir" --trials 3 --runs 30 --min-runs 10 --time-budget-ms 2000 \
+run relu-sequence eval "$problems/relu.mlir" --trials 3 --runs 30 --min-runs 10 --time-budget-ms 2000 \
   --timeout 30 \
   --schedule "$schedules/relu_vectorized.mlir" \
   --schedule "$schedules/relu_vectorized.mlir" \
@@ -46,7 +62,7 @@ run relu-sequence "$problems/relu.mlir" --trials 3 --runs 30 --min-runs 10 --tim
   --schedule "$schedules/relu_vectorized.mlir"
 
 echo "== matmul with shared memory"
-run matmul-shared "$problems/matmul.mlir" $quick --schedule "$schedules/matmul_shared.mlir"
+run matmul-shared eval "$problems/matmul.mlir" $quick --schedule "$schedules/matmul_shared.mlir"
 
 echo "== PyTorch eager on the same shapes"
 python3 "$here/torch_baselines.py" > "$out/torch.json" 2> "$out/torch.err" || echo "torch baselines failed: $(tail -3 "$out/torch.err")"

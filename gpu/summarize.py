@@ -40,6 +40,29 @@ for path in sorted(glob.glob(os.path.join(out, "*.json"))):
         if r.get("status") not in ("correct", None):
             print("%s / %s: %s" % (name, r.get("candidate"), r.get("message", "")[:300]))
 
+# What each run must give (statuses in order for multi-candidate runs).
+expected = {
+    "relu-sequence": ["correct", "correct", "incorrect", "runtime-fault",
+                      "correct", "timeout", "correct"],
+    "matmul-shared": ["correct"],
+    "eval-small-relu": ["correct"],
+    "eval-small-softmax-zeros": ["incorrect"],
+}
+failures = []
+for name, data in everything.items():
+    if name.startswith("check-reference-"):
+        if data.get("status") != "agree":
+            failures.append("%s: %s" % (name, data.get("status")))
+        continue
+    statuses = [r.get("status") for r in (data if isinstance(data, list) else [data])]
+    want = expected.get(name, ["correct"] * len(statuses))
+    if statuses != want:
+        failures.append("%s: got %s, expected %s" % (name, statuses, want))
+for path in glob.glob(os.path.join(out, "check-reference-*.json")):
+    name = os.path.basename(path)[:-5]
+    if name not in everything:
+        failures.append("%s: no result" % name)
+
 header = ("run", "candidate", "status", "median ms", "p10-p90 ms", "GB/s", "floor frac", "torch ms")
 widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
 for row in [header] + rows:
@@ -52,3 +75,10 @@ if bundle_path:
             everything.setdefault("stderr", {})[os.path.basename(path)] = text[-4000:]
     everything["torch"] = torch_times
     json.dump(everything, open(bundle_path, "w"), indent=1)
+
+if failures:
+    print("\nUNEXPECTED:")
+    for f in failures:
+        print("  " + f)
+    sys.exit(1)
+print("\nall GPU checks gave the expected results")

@@ -6,6 +6,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/APFloat.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -199,6 +200,63 @@ TimingStats kf::summarizeTimes(llvm::ArrayRef<double> times) {
   stats.p10Ms = quantile(0.1);
   stats.p90Ms = quantile(0.9);
   return stats;
+}
+
+//===----------------------------------------------------------------------===//
+// Host comparison
+//===----------------------------------------------------------------------===//
+
+/// Element `index` of raw bytes of `type`, widened to double.
+static double loadElement(llvm::StringRef type, const char *data,
+                          int64_t index) {
+  auto read = [&](auto value) {
+    std::memcpy(&value, data + index * sizeof(value), sizeof(value));
+    return value;
+  };
+  if (type == "f32")
+    return read(float());
+  if (type == "f64")
+    return read(double());
+  if (type == "f16" || type == "bf16") {
+    uint16_t bits = read(uint16_t());
+    llvm::APFloat value(type == "f16" ? llvm::APFloat::IEEEhalf()
+                                      : llvm::APFloat::BFloat(),
+                        llvm::APInt(16, bits));
+    return value.convertToDouble();
+  }
+  if (type == "i64")
+    return (double)read(int64_t());
+  if (type == "i32")
+    return (double)read(int32_t());
+  if (type == "i16")
+    return (double)read(int16_t());
+  if (type == "i1")
+    return (double)(read(uint8_t()) & 1);
+  return (double)read(int8_t());
+}
+
+OutputErrors kf::compareOnHost(const TensorSpec &tensor, llvm::StringRef out,
+                               llvm::StringRef ref, double atol, double rtol) {
+  OutputErrors errors;
+  errors.elements = tensor.numElements();
+  for (int64_t i = 0; i < errors.elements; ++i) {
+    double o = loadElement(tensor.elementType, out.data(), i);
+    double r = loadElement(tensor.elementType, ref.data(), i);
+    bool ok = o == r || (std::isnan(o) && std::isnan(r)) ||
+              std::fabs(o - r) <= atol + rtol * std::fabs(r);
+    double absError = std::fabs(o - r);
+    if (absError >= 0) {
+      errors.maxAbsError = std::max(errors.maxAbsError, absError);
+      errors.maxRelError = std::max(errors.maxRelError,
+                                    absError / std::max(std::fabs(r), 1e-30));
+    }
+    if (!ok) {
+      if (errors.mismatches == 0)
+        errors.firstMismatch = i;
+      ++errors.mismatches;
+    }
+  }
+  return errors;
 }
 
 //===----------------------------------------------------------------------===//
@@ -500,6 +558,8 @@ public:
   }
 
   Error initialize(const PlanModule &runtimeKernels);
+  Expected<PlanIO> runForIO(const ProblemSpec &spec, const LaunchPlan &plan,
+                            uint64_t seed, int64_t maxBytes);
   EvalResult evaluate(const ProblemSpec &spec, const LaunchPlan &reference,
                       const LaunchPlan &candidate, const EvalConfig &config);
 
@@ -956,6 +1016,62 @@ Error GpuEvaluator::Impl::run(EvalResult &result, const ProblemSpec &spec,
   return Error::success();
 }
 
+Expected<PlanIO> GpuEvaluator::Impl::runForIO(const ProblemSpec &spec,
+                                              const LaunchPlan &plan,
+                                              uint64_t seed,
+                                              int64_t maxBytes) {
+  int64_t total = 0;
+  for (const TensorSpec &tensor :
+       llvm::concat<const TensorSpec>(spec.inputs, spec.outputs))
+    total += tensor.bytes();
+  if (total > maxBytes)
+    return evalError(EvalStatus::ResourceLimit,
+                     llvm::formatv("the problem's inputs and outputs take {0} "
+                                   "bytes; cross-checks are limited to {1}",
+                                   total, maxBytes));
+  llvm::SmallVector<KernelResources> ignored;
+  Expected<std::unique_ptr<LoadedPlan>> loaded =
+      LoadedPlan::load(driver, plan, info, "reference", ignored);
+  if (!loaded)
+    return loaded.takeError();
+  std::vector<DeviceBuffer> buffers;
+  llvm::SmallVector<CUdeviceptr> arguments;
+  for (const TensorSpec &tensor :
+       llvm::concat<const TensorSpec>(spec.inputs, spec.outputs)) {
+    Expected<DeviceBuffer> buffer =
+        DeviceBuffer::allocate(driver, roundUp(std::max<int64_t>(tensor.bytes(), 1), 256));
+    if (!buffer)
+      return buffer.takeError();
+    arguments.push_back(buffer->get());
+    buffers.push_back(std::move(*buffer));
+  }
+  for (auto [index, input] : llvm::enumerate(spec.inputs))
+    if (Error error = fill(input, arguments[index], seed * 1000003ull + index))
+      return std::move(error);
+  for (auto [index, output] : llvm::enumerate(spec.outputs))
+    if (Error error = driver.check(
+            driver.cuMemsetD8(arguments[spec.inputs.size() + index], 0xFF,
+                              output.bytes()),
+            "cuMemsetD8(poison)"))
+      return std::move(error);
+  if (Error error = (*loaded)->enqueue(stream, arguments))
+    return std::move(error);
+  if (Error error = synchronize("running the reference"))
+    return std::move(error);
+  PlanIO io;
+  for (auto [index, tensor] : llvm::enumerate(
+           llvm::concat<const TensorSpec>(spec.inputs, spec.outputs))) {
+    std::string bytes(tensor.bytes(), '\0');
+    if (Error error = driver.check(
+            driver.cuMemcpyDtoH(bytes.data(), arguments[index], bytes.size()),
+            "cuMemcpyDtoH"))
+      return std::move(error);
+    (index < spec.inputs.size() ? io.inputs : io.outputs)
+        .push_back(std::move(bytes));
+  }
+  return io;
+}
+
 //===----------------------------------------------------------------------===//
 // GpuEvaluator
 //===----------------------------------------------------------------------===//
@@ -987,6 +1103,12 @@ EvalResult GpuEvaluator::evaluate(const ProblemSpec &spec,
                                   const LaunchPlan &candidate,
                                   const EvalConfig &config) {
   return impl->evaluate(spec, reference, candidate, config);
+}
+
+Expected<PlanIO> GpuEvaluator::runForIO(const ProblemSpec &spec,
+                                        const LaunchPlan &plan, uint64_t seed,
+                                        int64_t maxBytes) {
+  return impl->runForIO(spec, plan, seed, maxBytes);
 }
 
 const DeviceInfo &GpuEvaluator::device() const { return impl->info; }

@@ -7,6 +7,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/Support/Base64.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -73,14 +74,18 @@ int kf::runWorker(
         object ? object->getString("reference") : std::nullopt;
     std::optional<llvm::StringRef> candidate =
         object ? object->getString("candidate") : std::nullopt;
-    if (!object || object->getString("op") != "evaluate" ||
-        !object->get("spec") || !fromJSON(*object->get("spec"), spec, root) ||
-        !object->get("config") ||
-        !fromJSON(*object->get("config"), config, root) || !reference ||
-        !candidate) {
+    std::optional<llvm::StringRef> op =
+        object ? object->getString("op") : std::nullopt;
+    bool isRunIO = op == "run-io";
+    std::optional<llvm::StringRef> planText =
+        object ? object->getString("plan") : std::nullopt;
+    if (!object || (op != "evaluate" && !isRunIO) || !object->get("spec") ||
+        !fromJSON(*object->get("spec"), spec, root) || !object->get("config") ||
+        !fromJSON(*object->get("config"), config, root) ||
+        (isRunIO ? !planText : (!reference || !candidate))) {
       reply(failure(EvalStatus::InternalError,
-                    "malformed evaluate request (need op, spec, config, "
-                    "reference, candidate)"));
+                    "malformed request (evaluate needs spec, config, "
+                    "reference, candidate; run-io needs spec, config, plan)"));
       continue;
     }
 
@@ -102,6 +107,41 @@ int kf::runWorker(
     }
 
     std::string errors;
+    if (isRunIO) {
+      mlir::FailureOr<LaunchPlan> plan =
+          readPlan(context, *planText, "plan", errors);
+      if (failed(plan)) {
+        reply(failure(EvalStatus::LoadError,
+                      "the worker cannot read the lowered module: " + errors));
+        continue;
+      }
+      int64_t maxBytes =
+          object->getInteger("max_bytes").value_or(int64_t(1) << 28);
+      llvm::Expected<PlanIO> io =
+          evaluator->runForIO(spec, *plan, config.seed, maxBytes);
+      if (!io) {
+        EvalResult result = failure(EvalStatus::InternalError, "");
+        result.message = llvm::toString(io.takeError());
+        result.contextLost = result.message.find("ILLEGAL") != std::string::npos;
+        reply(result);
+        if (result.contextLost)
+          return 3;
+        continue;
+      }
+      llvm::json::Array inputs, outputs;
+      for (const std::string &bytes : io->inputs)
+        inputs.push_back(llvm::encodeBase64(bytes));
+      for (const std::string &bytes : io->outputs)
+        outputs.push_back(llvm::encodeBase64(bytes));
+      std::string line;
+      llvm::raw_string_ostream os(line);
+      os << llvm::json::Value(llvm::json::Object{{"status", "correct"},
+                                                 {"message", "ok"},
+                                                 {"inputs", std::move(inputs)},
+                                                 {"outputs", std::move(outputs)}});
+      std::cout << line << "\n" << std::flush;
+      continue;
+    }
     mlir::FailureOr<LaunchPlan> referencePlan =
         readPlan(context, *reference, "reference", errors);
     mlir::FailureOr<LaunchPlan> candidatePlan =
@@ -120,46 +160,44 @@ int kf::runWorker(
   return 0;
 }
 
-EvalResult WorkerClient::evaluate(const ProblemSpec &spec,
-                                  llvm::StringRef reference,
-                                  llvm::StringRef candidate,
-                                  const EvalConfig &config,
-                                  std::chrono::milliseconds timeout) {
+llvm::Expected<llvm::json::Value>
+WorkerClient::exchange(llvm::json::Object request,
+                       std::chrono::milliseconds timeout,
+                       EvalResult &result) {
+  auto giveUp = [&](EvalResult failed) -> llvm::Expected<llvm::json::Value> {
+    result = std::move(failed);
+    return llvm::createStringError(result.message);
+  };
   if (process && !process->isRunning())
     process.reset();
   if (!process) {
     llvm::Expected<std::unique_ptr<Subprocess>> spawned =
         Subprocess::spawn(command);
     if (!spawned)
-      return failure(EvalStatus::InternalError,
-                     "cannot start the measurement worker: " +
-                         llvm::toString(spawned.takeError()));
+      return giveUp(failure(EvalStatus::InternalError,
+                            "cannot start the measurement worker: " +
+                                llvm::toString(spawned.takeError())));
     process = std::move(*spawned);
     ++numStarts;
   }
-  llvm::json::Object request{{"op", "evaluate"},
-                             {"spec", toJSON(spec)},
-                             {"config", toJSON(config)},
-                             {"reference", reference},
-                             {"candidate", candidate}};
   std::string line;
   llvm::raw_string_ostream os(line);
   os << llvm::json::Value(std::move(request));
   if (llvm::Error error = process->writeLine(line)) {
     std::string tail = process->stderrTail();
     process.reset();
-    return failure(EvalStatus::Fault,
-                   "the measurement worker stopped accepting work: " +
-                       llvm::toString(std::move(error)) +
-                       (tail.empty() ? "" : "\n" + tail));
+    return giveUp(failure(EvalStatus::Fault,
+                          "the measurement worker stopped accepting work: " +
+                              llvm::toString(std::move(error)) +
+                              (tail.empty() ? "" : "\n" + tail)));
   }
   llvm::Expected<std::string> answer = process->readLine(timeout);
   if (!answer) {
-    EvalResult result;
+    EvalResult failed;
     llvm::handleAllErrors(
         answer.takeError(),
         [&](const SubprocessTimeout &) {
-          result = failure(
+          failed = failure(
               EvalStatus::Timeout,
               llvm::formatv("the evaluation did not finish within {0} s (a "
                             "kernel that never ends?); the worker was killed "
@@ -168,23 +206,47 @@ EvalResult WorkerClient::evaluate(const ProblemSpec &spec,
         },
         [&](const SubprocessExited &exited) {
           std::string tail = process->stderrTail();
-          result = failure(EvalStatus::Fault,
+          failed = failure(EvalStatus::Fault,
                            "the measurement worker died: " + exited.message() +
                                (tail.empty() ? "" : "\n" + tail));
         },
         [&](const llvm::ErrorInfoBase &other) {
-          result = failure(EvalStatus::InternalError, other.message());
+          failed = failure(EvalStatus::InternalError, other.message());
         });
     process->kill();
     process.reset();
-    return result;
+    return giveUp(std::move(failed));
   }
   llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(*answer);
+  if (!parsed) {
+    llvm::consumeError(parsed.takeError());
+    process->kill();
+    process.reset();
+    return giveUp(failure(EvalStatus::InternalError,
+                          "the measurement worker sent a malformed reply"));
+  }
+  return parsed;
+}
+
+EvalResult WorkerClient::evaluate(const ProblemSpec &spec,
+                                  llvm::StringRef reference,
+                                  llvm::StringRef candidate,
+                                  const EvalConfig &config,
+                                  std::chrono::milliseconds timeout) {
   EvalResult result;
+  llvm::Expected<llvm::json::Value> reply =
+      exchange(llvm::json::Object{{"op", "evaluate"},
+                                  {"spec", toJSON(spec)},
+                                  {"config", toJSON(config)},
+                                  {"reference", reference},
+                                  {"candidate", candidate}},
+               timeout, result);
+  if (!reply) {
+    llvm::consumeError(reply.takeError());
+    return result;
+  }
   llvm::json::Path::Root root("reply");
-  if (!parsed || !fromJSON(*parsed, result, root)) {
-    if (!parsed)
-      llvm::consumeError(parsed.takeError());
+  if (!fromJSON(*reply, result, root)) {
     process->kill();
     process.reset();
     return failure(EvalStatus::InternalError,
@@ -195,4 +257,51 @@ EvalResult WorkerClient::evaluate(const ProblemSpec &spec,
     process.reset();
   }
   return result;
+}
+
+llvm::Expected<PlanIO>
+WorkerClient::runForIO(const ProblemSpec &spec, llvm::StringRef plan,
+                       const EvalConfig &config, int64_t maxBytes,
+                       std::chrono::milliseconds timeout) {
+  EvalResult result;
+  llvm::Expected<llvm::json::Value> reply =
+      exchange(llvm::json::Object{{"op", "run-io"},
+                                  {"spec", toJSON(spec)},
+                                  {"config", toJSON(config)},
+                                  {"plan", plan},
+                                  {"max_bytes", maxBytes}},
+               timeout, result);
+  if (!reply)
+    return reply.takeError();
+  const llvm::json::Object *object = reply->getAsObject();
+  if (!object || object->getString("status") != "correct") {
+    std::string message =
+        object && object->getString("message")
+            ? object->getString("message")->str()
+            : std::string("malformed reply");
+    if (object && (object->getString("status") == "no-device" ||
+                   object->getBoolean("context_lost").value_or(false))) {
+      process->wait();
+      process.reset();
+    }
+    return llvm::createStringError(message);
+  }
+  PlanIO io;
+  for (auto [field, list] : {std::pair{"inputs", &io.inputs},
+                             std::pair{"outputs", &io.outputs}}) {
+    const llvm::json::Array *array = object->getArray(field);
+    if (!array)
+      return llvm::createStringError("the reply has no %s", field);
+    for (const llvm::json::Value &value : *array) {
+      std::vector<char> bytes;
+      std::optional<llvm::StringRef> text = value.getAsString();
+      if (!text)
+        return llvm::createStringError("the reply's %s are not strings",
+                                       field);
+      if (llvm::Error error = llvm::decodeBase64(*text, bytes))
+        return std::move(error);
+      list->emplace_back(bytes.begin(), bytes.end());
+    }
+  }
+  return io;
 }

@@ -12,12 +12,15 @@
 #include "kf/Dialect/KF/KFOps.h"
 #include "kf/InitAll.h"
 #include "kf/Pipelines/Compiler.h"
+#include "kf/Pipelines/CpuReference.h"
 #include "kf/Runtime/Evaluator.h"
 #include "kf/Runtime/ProblemSpec.h"
 #include "kf/Runtime/Worker.h"
 #include "kf/Version.h"
 
 #include "mlir/IR/AsmState.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/Path.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -38,6 +41,10 @@ static cl::SubCommand compileCommand("compile",
                                      "Compile a problem with a schedule to PTX");
 static cl::SubCommand evalCommand(
     "eval", "Evaluate one candidate on the GPU and print a JSON result");
+static cl::SubCommand checkReferenceCommand(
+    "check-reference",
+    "Cross-check the GPU reference (default schedule) against the reference "
+    "run on the CPU with MLIR's ExecutionEngine, on the same inputs");
 static cl::SubCommand workerCommand(
     "worker", "Internal: the isolated GPU measurement process");
 
@@ -45,7 +52,9 @@ static cl::OptionCategory category("kf-evolve options");
 
 static cl::opt<std::string> problemPath(cl::Positional, cl::desc("<problem.mlir>"),
                                         cl::sub(compileCommand),
-                                        cl::sub(evalCommand), cl::cat(category));
+                                        cl::sub(evalCommand),
+                                        cl::sub(checkReferenceCommand),
+                                        cl::cat(category));
 static cl::list<std::string> schedulePaths(
     "schedule",
     cl::desc("A candidate given as a transform script (default: kf's default "
@@ -62,10 +71,13 @@ static cl::opt<std::string> problemName("problem-name",
                                         cl::desc("Which kf.problem to use when the "
                                                  "file holds several"),
                                         cl::sub(compileCommand),
-                                        cl::sub(evalCommand), cl::cat(category));
+                                        cl::sub(evalCommand),
+                                        cl::sub(checkReferenceCommand),
+                                        cl::cat(category));
 static cl::opt<std::string> chip("chip", cl::desc("Target GPU"),
                                  cl::init("sm_90"), cl::sub(compileCommand),
                                  cl::sub(evalCommand), cl::sub(workerCommand),
+                                 cl::sub(checkReferenceCommand),
                                  cl::cat(category));
 static cl::opt<std::string>
     binaryFormat("format", cl::desc("isa (PTX) or bin (cubin, needs ptxas)"),
@@ -101,12 +113,15 @@ static cl::opt<double> timeBudgetMs(
     cl::init(1000), cl::sub(evalCommand), cl::cat(category));
 static cl::opt<unsigned> seed("seed", cl::desc("Seed of the input generator"),
                               cl::init(1), cl::sub(evalCommand),
+                              cl::sub(checkReferenceCommand),
                               cl::cat(category));
 static cl::opt<int> device("device", cl::desc("CUDA device ordinal"),
-                           cl::init(0), cl::sub(evalCommand), cl::cat(category));
+                           cl::init(0), cl::sub(evalCommand),
+                           cl::sub(checkReferenceCommand), cl::cat(category));
 static cl::opt<double> timeoutSeconds(
     "timeout", cl::desc("Seconds before an evaluation counts as hung"),
-    cl::init(120), cl::sub(evalCommand), cl::cat(category));
+    cl::init(120), cl::sub(evalCommand), cl::sub(checkReferenceCommand),
+    cl::cat(category));
 static cl::opt<bool> timeReference(
     "time-reference",
     cl::desc("Also time the reference (default schedule) for the speedup"),
@@ -363,6 +378,59 @@ int runEval(MLIRContext &context, const char *argv0) {
   return allCorrect ? 0 : 2;
 }
 
+int runCheckReference(MLIRContext &context, const char *argv0) {
+  SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  std::optional<LoadedProblem> loaded = loadProblem(context, sourceMgr);
+  if (!loaded)
+    return 1;
+  kf::CompileStage stage;
+  FailureOr<kf::CompiledCandidate> reference = kf::compileCandidate(
+      *loaded->module, problemName, std::nullopt, compileOptions(), &stage);
+  if (failed(reference))
+    return fail("the reference does not compile (" +
+                kf::stringifyCompileStage(stage) + " stage)");
+  kf::ProblemSpec spec = kf::buildProblemSpec(loaded->problem);
+  std::string executable =
+      sys::fs::getMainExecutable(argv0, reinterpret_cast<void *>(&fail));
+  kf::WorkerClient worker({executable, "worker", "--chip=" + chip});
+  kf::EvalConfig config;
+  config.device = device;
+  config.seed = seed;
+  Expected<kf::PlanIO> gpu = worker.runForIO(
+      spec, printModule(*reference->lowered), config,
+      /*maxBytes=*/int64_t(1) << 28,
+      std::chrono::milliseconds((int64_t)(timeoutSeconds * 1000)));
+  if (!gpu)
+    return fail("the GPU reference did not run: " + toString(gpu.takeError()));
+  Expected<std::vector<std::string>> cpu =
+      kf::runReferenceOnCPU(loaded->problem, gpu->inputs);
+  if (!cpu)
+    return fail("the CPU reference did not run: " + toString(cpu.takeError()));
+
+  json::Array outputs;
+  bool agree = true;
+  for (auto [index, output] : llvm::enumerate(spec.outputs)) {
+    kf::OutputErrors errors = kf::compareOnHost(
+        output, gpu->outputs[index], (*cpu)[index], spec.atol, spec.rtol);
+    agree &= errors.mismatches == 0;
+    outputs.push_back(json::Object{{"output", (int64_t)index},
+                                   {"elements", errors.elements},
+                                   {"mismatches", errors.mismatches},
+                                   {"first_mismatch", errors.firstMismatch},
+                                   {"max_abs_error", errors.maxAbsError},
+                                   {"max_rel_error", errors.maxRelError}});
+  }
+  outs() << formatv("{0:2}",
+                    json::Value(json::Object{
+                        {"problem", loaded->problem.getSymName()},
+                        {"status", agree ? "agree" : "disagree"},
+                        {"seed", (int64_t)seed},
+                        {"outputs", std::move(outputs)}}))
+         << "\n";
+  return agree ? 0 : 2;
+}
+
 int runWorkerCommand(MLIRContext &context) {
   return kf::runWorker(context, [&]() -> Expected<kf::PlanModule> {
     kf::CompileOptions options;
@@ -383,6 +451,15 @@ int runWorkerCommand(MLIRContext &context) {
 } // namespace
 
 int main(int argc, char **argv) {
+  // The portable bundle ships one binary: called as kf-opt, it is kf-opt.
+  if (sys::path::stem(argv[0]) == "kf-opt") {
+    DialectRegistry registry;
+    kf::registerAllDialects(registry);
+    kf::registerAllPasses();
+    cl::AddExtraVersionPrinter(kf::printVersion);
+    return asMainReturnCode(MlirOptMain(
+        argc, argv, "Kernel Foundry optimizer driver\n", registry));
+  }
   InitLLVM initLLVM(argc, argv);
   cl::AddExtraVersionPrinter(kf::printVersion);
   cl::HideUnrelatedOptions(category);
@@ -390,7 +467,8 @@ int main(int argc, char **argv) {
       argc, argv,
       "Kernel Foundry: evaluate and search GPU kernels for a problem\n\n"
       "  kf-evolve compile PROBLEM [--schedule S] [-o out.ptx]\n"
-      "  kf-evolve eval PROBLEM [--schedule S]\n");
+      "  kf-evolve eval PROBLEM [--schedule S | --kernel K]...\n"
+      "  kf-evolve check-reference PROBLEM\n");
 
   DialectRegistry registry;
   kf::registerAllDialects(registry);
@@ -405,6 +483,9 @@ int main(int argc, char **argv) {
   if (evalCommand)
     return problemPath.empty() ? fail("eval needs a problem file")
                                : runEval(context, argv[0]);
+  if (checkReferenceCommand)
+    return problemPath.empty() ? fail("check-reference needs a problem file")
+                               : runCheckReference(context, argv[0]);
   if (workerCommand)
     return runWorkerCommand(context);
   return fail("give a subcommand: compile, eval (see --help)");

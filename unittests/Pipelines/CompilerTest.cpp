@@ -1,6 +1,7 @@
 //===- CompilerTest.cpp - Problem + schedule -> PTX -----------------------===//
 
 #include "kf/Pipelines/Compiler.h"
+#include "kf/Pipelines/CpuReference.h"
 
 #include "kf/InitAll.h"
 #include "kf/Runtime/RuntimeKernels.h"
@@ -11,6 +12,8 @@
 #include "mlir/Parser/Parser.h"
 
 #include "gtest/gtest.h"
+
+#include <cmath>
 
 using namespace mlir;
 
@@ -129,6 +132,66 @@ TEST_F(CompilerTest, RuntimeKernelsCompileForTheChip) {
   // Normal draws need log and cos: libdevice was linked in, nothing is left
   // unresolved.
   EXPECT_EQ(kernels->image.find(".extern .func __nv_"), std::string::npos);
+}
+
+} // namespace
+
+namespace {
+
+TEST_F(CompilerTest, CpuReferenceComputesTheReference) {
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(R"mlir(
+    kf.problem @softmax reference(@softmax_ref) tolerance(<atol = 0.0, rtol = 1.0e-06>)
+    func.func @softmax_ref(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2xf32>) {
+      %zero = arith.constant 0.0 : f32
+      %init = tensor.empty() : tensor<2x3xf32>
+      %e = linalg.generic {
+          indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+          iterator_types = ["parallel", "parallel"]}
+          ins(%x : tensor<2x3xf32>) outs(%init : tensor<2x3xf32>) {
+      ^bb0(%in: f32, %out: f32):
+        %v = math.exp %in : f32
+        linalg.yield %v : f32
+      } -> tensor<2x3xf32>
+      %rinit = tensor.empty() : tensor<2xf32>
+      %acc = linalg.fill ins(%zero : f32) outs(%rinit : tensor<2xf32>) -> tensor<2xf32>
+      %s = linalg.generic {
+          indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+          iterator_types = ["parallel", "reduction"]}
+          ins(%e : tensor<2x3xf32>) outs(%acc : tensor<2xf32>) {
+      ^bb0(%in: f32, %out: f32):
+        %v = arith.addf %in, %out : f32
+        linalg.yield %v : f32
+      } -> tensor<2xf32>
+      return %e, %s : tensor<2x3xf32>, tensor<2xf32>
+    })mlir",
+                                                        &context);
+  ASSERT_TRUE(module);
+  FailureOr<kf::ProblemOp> problem = kf::lookupProblem(*module);
+  ASSERT_TRUE(succeeded(problem));
+  std::vector<float> x = {0.0f, 1.0f, -1.0f, 2.0f, 0.5f, -3.0f};
+  std::string bytes(reinterpret_cast<const char *>(x.data()), 6 * 4);
+  llvm::Expected<std::vector<std::string>> outputs =
+      kf::runReferenceOnCPU(*problem, {bytes});
+  ASSERT_TRUE(!!outputs) << llvm::toString(outputs.takeError());
+  ASSERT_EQ(outputs->size(), 2u);
+  const float *e = reinterpret_cast<const float *>((*outputs)[0].data());
+  const float *s = reinterpret_cast<const float *>((*outputs)[1].data());
+  for (int i = 0; i < 6; ++i)
+    EXPECT_NEAR(e[i], std::exp(x[i]), 1e-6f * std::exp(x[i]));
+  EXPECT_NEAR(s[0], std::exp(0.0f) + std::exp(1.0f) + std::exp(-1.0f), 1e-5f);
+  EXPECT_NEAR(s[1], std::exp(2.0f) + std::exp(0.5f) + std::exp(-3.0f), 1e-5f);
+}
+
+TEST_F(CompilerTest, CpuReferenceRejectsWrongInputSizes) {
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kScale, &context);
+  ASSERT_TRUE(module);
+  FailureOr<kf::ProblemOp> problem = kf::lookupProblem(*module);
+  ASSERT_TRUE(succeeded(problem));
+  llvm::Expected<std::vector<std::string>> outputs =
+      kf::runReferenceOnCPU(*problem, {std::string(12, '\0')});
+  ASSERT_FALSE(!!outputs);
+  EXPECT_NE(llvm::toString(outputs.takeError()).find("expected 6400"),
+            std::string::npos);
 }
 
 } // namespace

@@ -105,6 +105,18 @@ llvm::json::Value toJSON(const EvalResult &result);
 bool fromJSON(const llvm::json::Value &value, EvalResult &result,
               llvm::json::Path path);
 
+/// Compares `out` with `ref` (raw bytes of `tensor`'s type) on the host,
+/// with the same rule as the GPU comparison: |out - ref| <= atol + rtol *
+/// |ref|, NaN matching only NaN.
+OutputErrors compareOnHost(const TensorSpec &tensor, llvm::StringRef out,
+                           llvm::StringRef ref, double atol, double rtol);
+
+/// Inputs drawn on the GPU and the outputs a plan computed from them, as raw
+/// bytes (for cross-checks on small shapes).
+struct PlanIO {
+  std::vector<std::string> inputs, outputs;
+};
+
 /// Owns a CUDA context on one device and kf's runtime kernels.
 class GpuEvaluator {
 public:
@@ -118,6 +130,13 @@ public:
   /// `spec`). Never throws away a fault: it becomes the result's status.
   EvalResult evaluate(const ProblemSpec &spec, const LaunchPlan &reference,
                       const LaunchPlan &candidate, const EvalConfig &config);
+
+  /// Draws inputs with `seed` (as evaluate() does for that seed), runs
+  /// `plan` once and downloads inputs and outputs. Refuses problems whose
+  /// inputs and outputs exceed `maxBytes`.
+  llvm::Expected<PlanIO> runForIO(const ProblemSpec &spec,
+                                  const LaunchPlan &plan, uint64_t seed,
+                                  int64_t maxBytes);
 
   const DeviceInfo &device() const;
 

@@ -9,6 +9,10 @@
 // Request:  {"op": "evaluate", "spec": ProblemSpec, "config": EvalConfig,
 //            "reference": "<lowered module>", "candidate": "<lowered module>"}
 // Reply:    EvalResult as JSON.
+// Request:  {"op": "run-io", "spec", "config" (seed, device), "plan":
+//            "<lowered module>", "max_bytes"}
+// Reply:    {"status": "correct", "inputs": [base64], "outputs": [base64]}
+//           or an EvalResult with the failure.
 // After a reply with "context_lost": true the worker exits.
 //
 //===----------------------------------------------------------------------===//
@@ -49,10 +53,23 @@ public:
                       llvm::StringRef candidate, const EvalConfig &config,
                       std::chrono::milliseconds timeout);
 
+  /// Draws inputs on the GPU, runs `plan` (a lowered module) once and
+  /// returns inputs and outputs (see GpuEvaluator::runForIO).
+  llvm::Expected<PlanIO> runForIO(const ProblemSpec &spec,
+                                  llvm::StringRef plan,
+                                  const EvalConfig &config, int64_t maxBytes,
+                                  std::chrono::milliseconds timeout);
+
   /// Times the worker was (re)started.
   unsigned starts() const { return numStarts; }
 
 private:
+  /// Sends one request line and reads the reply, restarting the worker when
+  /// needed; failures become an EvalResult.
+  llvm::Expected<llvm::json::Value> exchange(llvm::json::Object request,
+                                             std::chrono::milliseconds timeout,
+                                             EvalResult &failure);
+
   std::vector<std::string> command;
   std::unique_ptr<Subprocess> process;
   unsigned numStarts = 0;
