@@ -186,11 +186,12 @@ constexpr StringLiteral kCompare = R"mlir(
         %absok = arith.cmpf oge, %abs, %fzero : f64
         %abs2 = arith.select %absok, %abs, %fzero : f64
         %maxabs2 = arith.maxnumf %maxabs, %abs2 : f64
-        %tiny = arith.constant 1.0e-30 : f64
-        %den = arith.maxnumf %rabs, %tiny : f64
-        %rel = arith.divf %abs2, %den : f64
+        // Relative errors only where the reference is not zero.
+        %rnonzero = arith.cmpf ogt, %rabs, %fzero : f64
+        %rel = arith.divf %abs2, %rabs : f64
         %relok = arith.cmpf oge, %rel, %fzero : f64
-        %rel2 = arith.select %relok, %rel, %fzero : f64
+        %relkeep = arith.andi %relok, %rnonzero : i1
+        %rel2 = arith.select %relkeep, %rel, %fzero : f64
         %maxrel2 = arith.maxnumf %maxrel, %rel2 : f64
         scf.yield %bad2, %first2, %maxabs2, %maxrel2 : i64, i64, f64, f64
       }

@@ -6,6 +6,8 @@
 
 #include "gtest/gtest.h"
 
+#include <cmath>
+
 using namespace kf;
 
 namespace {
@@ -126,6 +128,45 @@ TEST(RuntimeKernels, SourceNamesEveryKernel) {
         << type.str();
   }
   EXPECT_NE(source.find("@count_diff_i32("), std::string::npos);
+}
+
+} // namespace
+
+namespace {
+
+TEST(CompareOnHost, ToleranceNaNAndRelativeErrors) {
+  TensorSpec tensor{"f32", {5}, {}};
+  float out[] = {1.0f, 2.0f, NAN, 0.5f, 3.0f};
+  float ref[] = {1.0f, 2.1f, NAN, 0.0f, NAN};
+  llvm::StringRef outBytes(reinterpret_cast<const char *>(out), sizeof(out));
+  llvm::StringRef refBytes(reinterpret_cast<const char *>(ref), sizeof(ref));
+  OutputErrors errors = compareOnHost(tensor, outBytes, refBytes, 0.01, 0.01);
+  // 2.0 vs 2.1 is outside 0.01 + 0.021; 0.5 vs 0 is outside 0.01; 3 vs NaN.
+  EXPECT_EQ(errors.mismatches, 3);
+  EXPECT_EQ(errors.firstMismatch, 1);
+  EXPECT_NEAR(errors.maxAbsError, 0.5, 1e-6);
+  // The zero reference does not count towards the relative error.
+  EXPECT_NEAR(errors.maxRelError, 0.1 / 2.1, 1e-6);
+  EXPECT_EQ(compareOnHost(tensor, outBytes, outBytes, 0, 0).mismatches, 0);
+}
+
+TEST(CompareOnHost, IntegersAndHalves) {
+  TensorSpec ints{"i32", {3}, {}};
+  int32_t a[] = {1, -2, 3}, b[] = {1, -2, 4};
+  EXPECT_EQ(compareOnHost(ints,
+                          llvm::StringRef(reinterpret_cast<char *>(a), 12),
+                          llvm::StringRef(reinterpret_cast<char *>(b), 12), 0,
+                          0)
+                .mismatches,
+            1);
+  TensorSpec halves{"f16", {2}, {}};
+  uint16_t one[] = {0x3C00, 0x7E00}; // 1.0, NaN
+  EXPECT_EQ(compareOnHost(halves,
+                          llvm::StringRef(reinterpret_cast<char *>(one), 4),
+                          llvm::StringRef(reinterpret_cast<char *>(one), 4), 0,
+                          0)
+                .mismatches,
+            0);
 }
 
 } // namespace

@@ -62,6 +62,8 @@ struct OutputErrors {
   int64_t mismatches = 0;
   /// -1 when every element matched.
   int64_t firstMismatch = -1;
+  /// Largest finite |out - ref|, and |out - ref| / |ref| over elements whose
+  /// reference is not zero.
   double maxAbsError = 0, maxRelError = 0;
 };
 
