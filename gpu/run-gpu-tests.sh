@@ -61,6 +61,10 @@ run relu-sequence eval "$problems/relu.mlir" --trials 3 --runs 30 --min-runs 10 
   --kernel "$candidates/relu_hang.mlir" \
   --schedule "$schedules/relu_vectorized.mlir"
 
+echo "== a deliberately wrong schedule: the reduction split over threads without synchronization"
+run sum-racy-schedule eval "$problems/sum_reduction.mlir" --trials 2 --runs 5 --min-runs 3 \
+  --time-reference=false --schedule "$candidates/sum_reduction_racy_schedule.mlir"
+
 echo "== matmul with shared memory"
 run matmul-shared eval "$problems/matmul.mlir" $quick --schedule "$schedules/matmul_shared.mlir"
 
