@@ -66,6 +66,22 @@ static int64_t flopsPerIteration(linalg::LinalgOp op) {
   return flops;
 }
 
+llvm::StringRef kf::classifyLinalgOp(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp)
+    return "other";
+  if (isa<linalg::FillOp>(op))
+    return "fill";
+  if (linalg::isaContractionOpInterface(linalgOp) ||
+      isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
+    return "contraction";
+  if (linalgOp.getNumReductionLoops() > 0)
+    return "reduction";
+  if (linalgOp.getNumLoops() == linalgOp.getNumParallelLoops())
+    return "elementwise";
+  return "other";
+}
+
 kf::ProblemAnalysis kf::analyzeProblem(func::FuncOp reference) {
   ProblemAnalysis analysis;
   for (Type type : reference.getArgumentTypes())
@@ -74,6 +90,17 @@ kf::ProblemAnalysis kf::analyzeProblem(func::FuncOp reference) {
     analysis.minBytes += bytesOf(type);
   reference.walk([&](linalg::LinalgOp op) {
     ++analysis.numLinalgOps;
+    ++analysis.opClasses[classifyLinalgOp(op)];
+    // Each result another linalg op consumes is an intermediate an eager
+    // framework materializes (fills feed accumulators and are free to fuse).
+    if (!isa<linalg::FillOp>(op))
+      for (Value result : op->getResults())
+        for (Operation *user : result.getUsers())
+          if (isa<linalg::LinalgOp>(user)) {
+            analysis.fusionChances.push_back(
+                {op, user, bytesOf(result.getType())});
+            break;
+          }
     int64_t iterations = 1;
     for (int64_t range : op.getStaticLoopRanges())
       iterations *= ShapedType::isDynamic(range) ? 1 : range;
@@ -106,7 +133,19 @@ llvm::StringRef kf::ProblemAnalysis::floorBound(const Ceilings &ceilings) const 
 
 llvm::json::Value kf::toJSON(const ProblemAnalysis &analysis,
                              const Ceilings &ceilings) {
+  llvm::json::Object classes;
+  for (const auto &entry : analysis.opClasses)
+    classes[entry.first().str()] = entry.second;
+  llvm::json::Array fusion;
+  for (const FusionChance &chance : analysis.fusionChances)
+    fusion.push_back(llvm::json::Object{
+        {"producer", chance.producer->getName().getStringRef()},
+        {"consumer", chance.consumer->getName().getStringRef()},
+        {"intermediate_bytes", chance.bytes},
+        {"bytes_saved", 2 * chance.bytes}});
   return llvm::json::Object{
+      {"op_classes", std::move(classes)},
+      {"fusion_chances", std::move(fusion)},
       {"flops", analysis.flops},
       {"min_bytes", analysis.minBytes},
       {"unfused_bytes", analysis.unfusedBytes},

@@ -3,6 +3,7 @@
 #include "kf/Pipelines/Compiler.h"
 
 #include "kf/Dialect/KF/KFOps.h"
+#include "kf/Analysis/KernelAnalysis.h"
 #include "kf/Runtime/RuntimeKernels.h"
 #include "kf/Transforms/Schedules.h"
 
@@ -57,6 +58,29 @@ static LogicalResult checkLibDeviceResolved(ModuleOp lowered) {
 }
 
 static void setPipelineOptions(kf::LowerToPTXOptions &lowering,
+                               const kf::CompileOptions &options);
+
+/// Runs kf-lower-to-ptx on `payload`, taking the kernel diagnosis just
+/// before serialization.
+static LogicalResult lowerAndDiagnose(ModuleOp payload,
+                                      const kf::CompileOptions &options,
+                                      llvm::json::Array &diagnosis) {
+  kf::LowerToPTXOptions lowering;
+  setPipelineOptions(lowering, options);
+  PassManager pm(payload.getContext());
+  kf::buildLowerToPTXPipeline(pm, lowering, /*serialize=*/false);
+  if (failed(pm.run(payload)))
+    return failure();
+  for (Operation *kernel : kf::KernelAnalysis::findKernels(payload)) {
+    kf::KernelAnalysis analysis(kernel);
+    diagnosis.push_back(kf::toJSON(analysis, kf::diagnoseKernel(analysis)));
+  }
+  PassManager serialize(payload.getContext());
+  kf::buildSerializePipeline(serialize, lowering);
+  return serialize.run(payload);
+}
+
+static void setPipelineOptions(kf::LowerToPTXOptions &lowering,
                                const kf::CompileOptions &options) {
   lowering.chip = options.chip;
   lowering.ptxVersion = options.ptxVersion;
@@ -108,11 +132,8 @@ kf::compileCandidate(ModuleOp problem, StringRef problemName,
   if (failed(applySchedule(*payload, *script)))
     return fail(CompileStage::Transform);
 
-  PassManager pm(context);
-  LowerToPTXOptions lowering;
-  setPipelineOptions(lowering, options);
-  buildLowerToPTXPipeline(pm, lowering);
-  if (failed(pm.run(*payload)) || failed(checkLibDeviceResolved(*payload)))
+  if (failed(lowerAndDiagnose(*payload, options, result.diagnosis)) ||
+      failed(checkLibDeviceResolved(*payload)))
     return fail(CompileStage::Lowering);
 
   FailureOr<LaunchPlan> plan = buildLaunchPlan(*payload);
@@ -177,11 +198,8 @@ kf::compileKernelCandidate(ModuleOp problem, StringRef problemName,
 
   CompiledCandidate result;
   OwningOpRef<ModuleOp> payload = cast<ModuleOp>(kernel->clone());
-  PassManager pm(problem.getContext());
-  LowerToPTXOptions lowering;
-  setPipelineOptions(lowering, options);
-  buildLowerToPTXPipeline(pm, lowering);
-  if (failed(pm.run(*payload)) || failed(checkLibDeviceResolved(*payload)))
+  if (failed(lowerAndDiagnose(*payload, options, result.diagnosis)) ||
+      failed(checkLibDeviceResolved(*payload)))
     return fail(CompileStage::Lowering);
   FailureOr<LaunchPlan> plan = buildLaunchPlan(*payload);
   if (failed(plan))

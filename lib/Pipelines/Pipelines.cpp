@@ -63,7 +63,8 @@ std::string kf::findCUDAToolkit() {
 }
 
 void kf::buildLowerToPTXPipeline(OpPassManager &pm,
-                                 const LowerToPTXOptions &options) {
+                                 const LowerToPTXOptions &options,
+                                 bool serialize) {
   // Host side: outputs become out-parameters (the runtime owns every
   // buffer), self-copies left by bufferization fold away, remaining linalg
   // ops inside launches become loops, and constants move into the launch
@@ -82,12 +83,12 @@ void kf::buildLowerToPTXPipeline(OpPassManager &pm,
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(kf::createKFMergeKernelModules());
 
-  buildDeviceLoweringPipeline(pm, options, /*barePointers=*/true);
+  buildDeviceLoweringPipeline(pm, options, /*barePointers=*/true, serialize);
 }
 
 void kf::buildDeviceLoweringPipeline(OpPassManager &pm,
                                      const LowerToPTXOptions &options,
-                                     bool barePointers) {
+                                     bool barePointers, bool serialize) {
   unsigned ptx = options.ptxVersion ? unsigned(options.ptxVersion)
                                     : minimumPTXVersion(options.chip);
   if (!ptx)
@@ -111,6 +112,12 @@ void kf::buildDeviceLoweringPipeline(OpPassManager &pm,
   gpuPM.addPass(createCSEPass());
   gpuPM.addPass(createReconcileUnrealizedCastsPass());
 
+  if (serialize)
+    buildSerializePipeline(pm, options);
+}
+
+void kf::buildSerializePipeline(OpPassManager &pm,
+                                const LowerToPTXOptions &options) {
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = options.format;
   binary.toolkitPath =
@@ -123,5 +130,7 @@ void kf::registerKFPipelines() {
       "kf-lower-to-ptx",
       "Lower a scheduled module (gpu.launch on memrefs) to host launch code "
       "and gpu.binary ops holding PTX (format=isa) or cubin (format=bin)",
-      buildLowerToPTXPipeline);
+      [](OpPassManager &pm, const LowerToPTXOptions &options) {
+        buildLowerToPTXPipeline(pm, options);
+      });
 }

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kf/Analysis/Bottleneck.h"
 #include "kf/Analysis/ProblemAnalysis.h"
 #include "kf/Dialect/KF/KFOps.h"
 #include "kf/InitAll.h"
@@ -350,6 +351,19 @@ int runEval(MLIRContext &context, const char *argv0) {
     json::Value resultJSON = kf::toJSON(result);
     for (auto &entry : *resultJSON.getAsObject())
       output[entry.first] = entry.second;
+    kf::Bottleneck predicted =
+        kf::predictBottleneck(analysis, ceilings, candidate->diagnosis);
+    json::Object bottleneck{{"predicted", predicted.kind},
+                            {"predicted_because", predicted.reason}};
+    if (result.candidateTime && result.candidateTime->medianMs > 0) {
+      kf::Bottleneck measured = kf::classifyMeasurement(
+          analysis, ceilings, result.candidateTime->medianMs,
+          candidate->plan.numLaunches());
+      bottleneck["measured"] = measured.kind;
+      bottleneck["measured_because"] = measured.reason;
+    }
+    output["bottleneck"] = std::move(bottleneck);
+    output["diagnosis"] = json::Array(candidate->diagnosis);
     if (result.candidateTime && result.candidateTime->medianMs > 0) {
       double seconds = result.candidateTime->medianMs / 1e3;
       output["achieved_gb_per_s"] = analysis.minBytes / seconds / 1e9;

@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/Error.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/JSON.h"
 
 #include <string>
@@ -33,6 +34,17 @@ struct Ceilings {
   static llvm::Expected<Ceilings> load(llvm::StringRef path);
 };
 
+/// A producer whose result an eager framework writes to memory and the
+/// consumer reads back: fusing the two saves that round trip.
+struct FusionChance {
+  mlir::Operation *producer = nullptr;
+  mlir::Operation *consumer = nullptr;
+  int64_t bytes = 0; // the intermediate's size
+};
+
+/// What kind of computation a linalg op is.
+llvm::StringRef classifyLinalgOp(mlir::Operation *op);
+
 struct ProblemAnalysis {
   /// Floating-point operations of the reference (a multiply-add counts 2).
   int64_t flops = 0;
@@ -43,6 +55,10 @@ struct ProblemAnalysis {
   /// (what an eager framework does).
   int64_t unfusedBytes = 0;
   unsigned numLinalgOps = 0;
+  /// Operation classes ("elementwise", "reduction", "contraction", "fill",
+  /// "other") with their counts.
+  llvm::StringMap<unsigned> opClasses;
+  llvm::SmallVector<FusionChance> fusionChances;
 
   double intensity() const {
     return minBytes ? double(flops) / double(minBytes) : 0;

@@ -38,6 +38,9 @@ struct CompiledCandidate {
   std::string schedule;
   mlir::OwningOpRef<mlir::ModuleOp> lowered;
   LaunchPlan plan;
+  /// The kernel diagnosis (docs/diagnosis.md), taken on the llvm + nvvm
+  /// kernels just before they were serialized.
+  llvm::json::Array diagnosis;
 };
 
 /// Compiles `problem` (a module with a kf.problem) with `schedule` (a

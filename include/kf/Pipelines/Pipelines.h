@@ -50,8 +50,16 @@ unsigned minimumPTXVersion(llvm::StringRef chip);
 /// Builds kf-lower-to-ptx: from a scheduled module (gpu.launch ops on
 /// memrefs, as a schedule leaves it) to host code that only allocates,
 /// copies and launches, plus gpu.binary ops holding PTX or cubin.
+/// Without `serialize`, stops before gpu-module-to-binary: the kernels are
+/// then llvm + nvvm functions (what kf's analyses read); see
+/// buildSerializePipeline for the last step.
 void buildLowerToPTXPipeline(mlir::OpPassManager &pm,
-                             const LowerToPTXOptions &options);
+                             const LowerToPTXOptions &options,
+                             bool serialize = true);
+
+/// The last step of kf-lower-to-ptx: gpu-module-to-binary.
+void buildSerializePipeline(mlir::OpPassManager &pm,
+                            const LowerToPTXOptions &options);
 
 /// The device half of kf-lower-to-ptx: attaches the NVVM target to every
 /// gpu.module, lowers the kernels to NVVM and serializes them. With
@@ -60,7 +68,7 @@ void buildLowerToPTXPipeline(mlir::OpPassManager &pm,
 /// descriptors (kf's own runtime kernels take dynamic sizes).
 void buildDeviceLoweringPipeline(mlir::OpPassManager &pm,
                                  const LowerToPTXOptions &options,
-                                 bool barePointers);
+                                 bool barePointers, bool serialize = true);
 
 /// Registers kf-lower-to-ptx with the pass registry.
 void registerKFPipelines();

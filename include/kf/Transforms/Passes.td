@@ -102,6 +102,29 @@ def KFAnnotateVectorAlignment
   ];
 }
 
+def KFDiagnose : Pass<"kf-diagnose", "mlir::ModuleOp"> {
+  let summary = "Attach a structured diagnosis to every GPU kernel";
+  let description = [{
+    Runs kf's kernel analyses on every kernel of the module (gpu.func
+    kernels and llvm.func kernels with nvvm ops): the access pattern of each
+    memory access across a warp, shared-memory footprint and bank
+    conflicts, barriers, divergent branches, loops and the loads inside
+    them, local memory, launch configuration and occupancy. When the module
+    holds a kf.problem, the problem analysis (FLOPs, minimum bytes, roofline
+    floor, fusion chances) too. Results are emitted as remarks (facts) and
+    warnings (findings with a suggested action), and, with `json=FILE`, as
+    the JSON document described in docs/diagnosis.md.
+  }];
+  let options = [
+    Option<"jsonPath", "json", "std::string", /*default=*/"\"\"",
+           "Also write the diagnosis as JSON to this file ('-' for stdout)">,
+  ];
+  let statistics = [
+    Statistic<"numKernels", "kernels", "Kernels diagnosed">,
+    Statistic<"numFindings", "findings", "Findings reported">,
+  ];
+}
+
 def KFCheckHostCode : Pass<"kf-check-host-code", "mlir::ModuleOp"> {
   let summary = "Check that the host side of a scheduled module is a launch plan";
   let description = [{

@@ -1,0 +1,126 @@
+//===- KernelAnalysis.h - Structural facts about one GPU kernel -*- C++ -*-===//
+//
+// The analyses kf's diagnosis is built from, on one kernel at the common
+// level where MLIR and CUDA input meet: a gpu.func (gpu/scf/memref/vector
+// form) or an llvm.func kernel with nvvm ops (lowered by kf or imported from
+// CUDA). For every memory access: its space and, for a warp of consecutive
+// threadIdx.x, its pattern (coalesced, strided with the stride, broadcast)
+// and vector width; shared-memory footprint and bank conflicts; barriers;
+// branches that diverge on thread ids; loops with trip counts and the global
+// loads inside them that do not change across iterations or across threads;
+// local memory; the launch configuration.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KF_ANALYSIS_KERNELANALYSIS_H
+#define KF_ANALYSIS_KERNELANALYSIS_H
+
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/JSON.h"
+
+#include <array>
+#include <optional>
+#include <string>
+
+namespace kf {
+
+enum class MemorySpace { Global, Shared, Local, Unknown };
+enum class AccessPattern { Coalesced, Strided, Broadcast, Unknown };
+llvm::StringRef stringifyMemorySpace(MemorySpace space);
+llvm::StringRef stringifyAccessPattern(AccessPattern pattern);
+
+struct MemoryAccess {
+  mlir::Operation *op = nullptr;
+  bool isStore = false;
+  MemorySpace space = MemorySpace::Unknown;
+  /// Bytes of one scalar element; elements per thread per access.
+  unsigned elementBytes = 0, vectorWidth = 1;
+  /// The accessed type as MLIR prints it (e.g. f32, vector<4xf32>).
+  std::string typeName;
+  /// Elements between the addresses of consecutive threads along x.
+  std::optional<int64_t> elementStride;
+  AccessPattern pattern = AccessPattern::Unknown;
+  /// Global memory: bytes used over bytes moved for a warp (1 = ideal).
+  double efficiency = 0;
+  /// Shared memory: how many threads of a warp hit the same bank (1 = no
+  /// conflict); 0 when unknown.
+  unsigned bankConflictWays = 0;
+  /// The innermost enclosing loop, and whether the address is the same in
+  /// every iteration of it.
+  mlir::Operation *loop = nullptr;
+  bool loopInvariantAddress = false;
+};
+
+struct LoopFacts {
+  mlir::Operation *op = nullptr;
+  std::optional<int64_t> tripCount;
+  bool threadDependentBounds = false;
+  unsigned globalLoads = 0;
+};
+
+class KernelAnalysis {
+public:
+  /// Analyses `kernel`, a gpu.func or an llvm.func.
+  explicit KernelAnalysis(mlir::Operation *kernel);
+
+  mlir::Operation *getKernel() const { return kernel; }
+  llvm::StringRef getName() const { return name; }
+  bool isLLVMForm() const { return llvmForm; }
+
+  std::optional<std::array<int64_t, 3>> blockSize, gridSize;
+  int64_t sharedBytes = 0, localBytes = 0;
+  unsigned barriers = 0;
+  llvm::SmallVector<mlir::Operation *> divergentBranches;
+  /// Barriers nested in a divergent branch (structured form).
+  llvm::SmallVector<mlir::Operation *> divergentBarriers;
+  llvm::SmallVector<LoopFacts> loops;
+  llvm::SmallVector<MemoryAccess> accesses;
+  llvm::SmallVector<mlir::Operation *> localAllocations;
+
+  /// Blocks per SM and the fraction of an SM's threads they keep busy, from
+  /// threads per block, shared memory and (if known) registers per thread,
+  /// with Hopper's limits (2048 threads, 32 blocks, 64K registers, 228 KB of
+  /// shared memory per SM). std::nullopt without a known block size.
+  struct Occupancy {
+    int64_t blocksPerSM = 0;
+    double fraction = 0;
+    std::string limitedBy;
+  };
+  std::optional<Occupancy> occupancy(std::optional<int> registers = {}) const;
+
+  /// Kernels of a module: gpu.func kernels and llvm.func with nvvm.kernel.
+  static llvm::SmallVector<mlir::Operation *> findKernels(mlir::Operation *root);
+
+private:
+  void analyzeAccesses();
+  void analyzeControl();
+
+  mlir::Operation *kernel;
+  std::string name;
+  bool llvmForm = false;
+};
+
+/// One finding of the diagnosis.
+struct Finding {
+  std::string kind;     // e.g. "uncoalesced-access"
+  std::string severity; // "info", "warning"
+  mlir::Operation *op = nullptr;
+  std::string message;
+  std::string action; // suggested action category, e.g. "coalesce"
+  llvm::json::Object evidence;
+};
+
+/// Turns the analysis of a kernel into findings, most important first.
+llvm::SmallVector<Finding> diagnoseKernel(const KernelAnalysis &analysis);
+
+/// The diagnosis document of a kernel (schema in docs/diagnosis.md).
+llvm::json::Value toJSON(const KernelAnalysis &analysis,
+                         llvm::ArrayRef<Finding> findings);
+
+/// "file:line:col" of an operation, or "unknown".
+std::string locationString(mlir::Operation *op);
+
+} // namespace kf
+
+#endif // KF_ANALYSIS_KERNELANALYSIS_H

@@ -1,0 +1,72 @@
+//===- Bottleneck.cpp - What limits a kernel: predicted and measured ------===//
+
+#include "kf/Analysis/Bottleneck.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace kf;
+
+/// Achieved fraction of a ceiling above which that resource is the limit.
+static constexpr double kBoundFraction = 0.5;
+/// Per-launch overhead below which a run is dominated by launches.
+static constexpr double kLaunchMs = 0.01;
+
+Bottleneck kf::predictBottleneck(const ProblemAnalysis &problem,
+                                 const Ceilings &ceilings,
+                                 const llvm::json::Array &kernelDiagnosis) {
+  auto firstFinding = [&](llvm::StringRef kind) -> const llvm::json::Object * {
+    for (const llvm::json::Value &kernel : kernelDiagnosis)
+      if (const llvm::json::Array *findings =
+              kernel.getAsObject()->getArray("findings"))
+        for (const llvm::json::Value &finding : *findings)
+          if (finding.getAsObject()->getString("kind") == kind)
+            return finding.getAsObject();
+    return nullptr;
+  };
+  auto because = [](const llvm::json::Object *finding) {
+    return (*finding->getString("location") + ": " +
+            *finding->getString("message"))
+        .str();
+  };
+  for (llvm::StringRef kind : {"low-parallelism", "small-blocks"})
+    if (const llvm::json::Object *finding = firstFinding(kind))
+      return {"latency-bound", because(finding)};
+  if (const llvm::json::Object *finding = firstFinding("uncoalesced-access"))
+    return {"memory-bound", because(finding)};
+  double ridge = ceilings.fp32FlopsPerSecond / ceilings.copyBytesPerSecond;
+  if (problem.intensity() < ridge)
+    return {"memory-bound",
+            llvm::formatv("{0:F2} FLOP per byte, below the ridge point of "
+                          "{1:F1}: the bytes set the floor",
+                          problem.intensity(), ridge)
+                .str()};
+  if (const llvm::json::Object *finding = firstFinding("broadcast-reload"))
+    return {"memory-bound",
+            "compute-heavy problem, but the kernel re-reads its operands: " +
+                because(finding)};
+  return {"compute-bound",
+          llvm::formatv("{0:F1} FLOP per byte, above the ridge point of {1:F1}",
+                        problem.intensity(), ridge)
+              .str()};
+}
+
+Bottleneck kf::classifyMeasurement(const ProblemAnalysis &problem,
+                                   const Ceilings &ceilings, double medianMs,
+                                   unsigned launches) {
+  double seconds = medianMs / 1e3;
+  double bandwidth = problem.minBytes / seconds / ceilings.copyBytesPerSecond;
+  double rate = problem.flops / seconds / ceilings.fp32FlopsPerSecond;
+  std::string numbers = llvm::formatv("{0:F0}% of copy bandwidth, {1:F0}% of "
+                                      "the fp32 rate",
+                                      bandwidth * 100, rate * 100);
+  if (bandwidth >= kBoundFraction && bandwidth >= rate)
+    return {"memory-bound", numbers};
+  if (rate >= kBoundFraction)
+    return {"compute-bound", numbers};
+  if (medianMs < kLaunchMs * std::max(1u, launches))
+    return {"launch-bound",
+            llvm::formatv("{0:F3} ms for {1} launches; {2}", medianMs,
+                          launches, numbers)};
+  return {"latency-bound",
+          "neither memory nor arithmetic near its ceiling (" + numbers + ")"};
+}

@@ -1,0 +1,512 @@
+//===- KernelAnalysis.cpp - Structural facts about one GPU kernel ---------===//
+
+#include "kf/Analysis/KernelAnalysis.h"
+
+#include "kf/Analysis/ThreadDependence.h"
+
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <numeric>
+
+using namespace mlir;
+using namespace kf;
+
+llvm::StringRef kf::stringifyMemorySpace(MemorySpace space) {
+  switch (space) {
+  case MemorySpace::Global:
+    return "global";
+  case MemorySpace::Shared:
+    return "shared";
+  case MemorySpace::Local:
+    return "local";
+  case MemorySpace::Unknown:
+    return "unknown";
+  }
+  llvm_unreachable("unknown memory space");
+}
+
+llvm::StringRef kf::stringifyAccessPattern(AccessPattern pattern) {
+  switch (pattern) {
+  case AccessPattern::Coalesced:
+    return "coalesced";
+  case AccessPattern::Strided:
+    return "strided";
+  case AccessPattern::Broadcast:
+    return "broadcast";
+  case AccessPattern::Unknown:
+    return "unknown";
+  }
+  llvm_unreachable("unknown pattern");
+}
+
+std::string kf::locationString(Operation *op) {
+  if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
+    return llvm::formatv("{0}:{1}:{2}", loc.getFilename().getValue(),
+                         loc.getLine(), loc.getColumn())
+        .str();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  op->getLoc().print(os);
+  return text;
+}
+
+namespace {
+
+MemorySpace spaceOfAttr(Attribute space) {
+  if (!space)
+    return MemorySpace::Global;
+  if (auto gpuSpace = dyn_cast<gpu::AddressSpaceAttr>(space)) {
+    switch (gpuSpace.getValue()) {
+    case gpu::AddressSpace::Global:
+      return MemorySpace::Global;
+    case gpu::AddressSpace::Workgroup:
+      return MemorySpace::Shared;
+    case gpu::AddressSpace::Private:
+      return MemorySpace::Local;
+    }
+  }
+  if (auto integer = dyn_cast<IntegerAttr>(space))
+    switch (integer.getInt()) {
+    case 0:
+    case 1:
+      return MemorySpace::Global;
+    case 3:
+      return MemorySpace::Shared;
+    case 5:
+      return MemorySpace::Local;
+    }
+  return MemorySpace::Unknown;
+}
+
+unsigned typeBytes(Type type) {
+  if (type.isIntOrFloat())
+    return std::max<unsigned>(1, type.getIntOrFloatBitWidth() / 8);
+  if (auto vector = dyn_cast<VectorType>(type))
+    return vector.getNumElements() * typeBytes(vector.getElementType());
+  if (auto array = dyn_cast<LLVM::LLVMArrayType>(type))
+    return array.getNumElements() * typeBytes(array.getElementType());
+  if (isa<LLVM::LLVMPointerType>(type))
+    return 8;
+  return 0;
+}
+
+/// Stride (in elements, along threadIdx.x) of the start of `memref`, and its
+/// memory space, following views back to their source.
+struct BaseFacts {
+  std::optional<int64_t> offsetStride = 0;
+  MemorySpace space = MemorySpace::Unknown;
+};
+
+BaseFacts memrefBase(Value memref, ThreadDependence &threads) {
+  BaseFacts facts;
+  auto type = dyn_cast<MemRefType>(memref.getType());
+  if (!type)
+    return {std::nullopt, MemorySpace::Unknown};
+  facts.space = spaceOfAttr(type.getMemorySpace());
+  Operation *def = memref.getDefiningOp();
+  if (!def)
+    return facts; // kernel argument or workgroup attribution
+  if (auto subview = dyn_cast<memref::SubViewOp>(def)) {
+    BaseFacts source = memrefBase(subview.getSource(), threads);
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (!source.offsetStride ||
+        failed(subview.getSourceType().getStridesAndOffset(strides, offset)))
+      return {std::nullopt, facts.space};
+    int64_t total = *source.offsetStride;
+    for (auto [ofr, stride] : llvm::zip(subview.getMixedOffsets(), strides)) {
+      if (isa<Attribute>(ofr))
+        continue;
+      std::optional<int64_t> s = threads.strideX(cast<Value>(ofr));
+      if (!s || (*s != 0 && ShapedType::isDynamic(stride)))
+        return {std::nullopt, facts.space};
+      total += *s * (*s ? stride : 0);
+    }
+    facts.offsetStride = total;
+    return facts;
+  }
+  if (auto cast = dyn_cast<memref::ReinterpretCastOp>(def)) {
+    BaseFacts source = memrefBase(cast.getSource(), threads);
+    std::optional<int64_t> offset = 0;
+    for (Value dynamicOffset : cast.getOffsets())
+      offset = threads.strideX(dynamicOffset);
+    facts.offsetStride = offset;
+    (void)source;
+    return facts;
+  }
+  if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp,
+          memref::MemorySpaceCastOp>(def))
+    return {memrefBase(def->getOperand(0), threads).offsetStride, facts.space};
+  if (isa<memref::AllocaOp, memref::AllocOp, memref::GetGlobalOp>(def))
+    return facts;
+  return {std::nullopt, facts.space};
+}
+
+/// Stride in bytes of an LLVM pointer along threadIdx.x, and its space.
+struct PointerFacts {
+  std::optional<int64_t> byteStride = 0;
+  MemorySpace space = MemorySpace::Unknown;
+};
+
+PointerFacts pointerBase(Value pointer, ThreadDependence &threads,
+                         unsigned depth = 0) {
+  auto type = dyn_cast<LLVM::LLVMPointerType>(pointer.getType());
+  MemorySpace declared =
+      type ? spaceOfAttr(IntegerAttr::get(IntegerType::get(pointer.getContext(), 32),
+                                          type.getAddressSpace()))
+           : MemorySpace::Unknown;
+  if (depth > 32)
+    return {std::nullopt, declared};
+  Operation *def = pointer.getDefiningOp();
+  if (!def) // a kernel argument: a global buffer
+    return {0, type && type.getAddressSpace() == 0 ? MemorySpace::Global
+                                                   : declared};
+  if (auto gep = dyn_cast<LLVM::GEPOp>(def)) {
+    PointerFacts base = pointerBase(gep.getBase(), threads, depth + 1);
+    if (!base.byteStride)
+      return {std::nullopt, base.space};
+    int64_t total = *base.byteStride;
+    Type current = gep.getElemType();
+    bool first = true;
+    for (auto index : gep.getIndices()) {
+      Type indexed = current;
+      if (!first) {
+        if (auto array = dyn_cast<LLVM::LLVMArrayType>(current))
+          indexed = array.getElementType();
+        else
+          return {std::nullopt, base.space};
+        current = indexed;
+      }
+      first = false;
+      unsigned bytes = typeBytes(indexed);
+      if (auto value = llvm::dyn_cast_if_present<Value>(index)) {
+        std::optional<int64_t> s = threads.strideX(value);
+        if (!s || (*s != 0 && bytes == 0))
+          return {std::nullopt, base.space};
+        total += *s * bytes;
+      }
+    }
+    return {total, type && type.getAddressSpace() ? declared : base.space};
+  }
+  if (isa<LLVM::AddrSpaceCastOp, LLVM::BitcastOp>(def)) {
+    PointerFacts source = pointerBase(def->getOperand(0), threads, depth + 1);
+    if (type && type.getAddressSpace() != 0)
+      source.space = declared;
+    return source;
+  }
+  if (auto address = dyn_cast<LLVM::AddressOfOp>(def)) {
+    auto global = dyn_cast_or_null<LLVM::GlobalOp>(
+        SymbolTable::lookupNearestSymbolFrom(def, address.getGlobalNameAttr()));
+    MemorySpace space =
+        global ? spaceOfAttr(IntegerAttr::get(
+                     IntegerType::get(def->getContext(), 32),
+                     global.getAddrSpace()))
+               : declared;
+    return {0, space};
+  }
+  if (isa<LLVM::AllocaOp>(def))
+    return {0, MemorySpace::Local};
+  return {std::nullopt, declared};
+}
+
+void classify(MemoryAccess &access) {
+  if (!access.elementStride) {
+    access.pattern = AccessPattern::Unknown;
+    return;
+  }
+  int64_t stride = std::abs(*access.elementStride);
+  int64_t width = access.vectorWidth, bytes = access.elementBytes;
+  if (stride == 0) {
+    access.pattern = AccessPattern::Broadcast;
+    access.efficiency = 1;
+  } else if (stride == width) {
+    access.pattern = AccessPattern::Coalesced;
+    access.efficiency = 1;
+  } else {
+    access.pattern = AccessPattern::Strided;
+    // Each thread's bytes land in their own 32-byte sector once the stride
+    // reaches a sector; below that, neighbours share sectors.
+    access.efficiency =
+        stride * bytes >= 32
+            ? std::min(1.0, double(width * bytes) / 32.0)
+            : std::min(1.0, double(width) / double(stride));
+  }
+  if (access.space == MemorySpace::Shared) {
+    if (access.vectorWidth == 1 && access.elementBytes == 4) {
+      int64_t words = stride;
+      access.bankConflictWays = words == 0 ? 1 : std::gcd(words, int64_t(32));
+    } else if (stride == 0) {
+      access.bankConflictWays = 1;
+    }
+  }
+}
+
+} // namespace
+
+SmallVector<Operation *> KernelAnalysis::findKernels(Operation *root) {
+  SmallVector<Operation *> kernels;
+  root->walk([&](Operation *op) {
+    if (auto func = dyn_cast<gpu::GPUFuncOp>(op)) {
+      if (func.isKernel())
+        kernels.push_back(op);
+    } else if (auto func = dyn_cast<LLVM::LLVMFuncOp>(op)) {
+      if (op->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName()) ||
+          func.getCConv() == LLVM::CConv::PTX_Kernel)
+        kernels.push_back(op);
+    }
+  });
+  return kernels;
+}
+
+KernelAnalysis::KernelAnalysis(Operation *kernel) : kernel(kernel) {
+  if (auto func = dyn_cast<gpu::GPUFuncOp>(kernel)) {
+    name = func.getName().str();
+    if (DenseI32ArrayAttr block = func.getKnownBlockSizeAttr())
+      blockSize = std::array<int64_t, 3>{block[0], block[1], block[2]};
+    if (DenseI32ArrayAttr grid = func.getKnownGridSizeAttr())
+      gridSize = std::array<int64_t, 3>{grid[0], grid[1], grid[2]};
+    for (BlockArgument attribution : func.getWorkgroupAttributions())
+      if (auto type = dyn_cast<MemRefType>(attribution.getType()))
+        sharedBytes += type.getNumElements() * typeBytes(type.getElementType());
+    for (BlockArgument attribution : func.getPrivateAttributions())
+      if (auto type = dyn_cast<MemRefType>(attribution.getType()))
+        localBytes += type.getNumElements() * typeBytes(type.getElementType());
+  } else if (auto func = dyn_cast<LLVM::LLVMFuncOp>(kernel)) {
+    llvmForm = true;
+    name = func.getName().str();
+    auto dims3 = [](DenseI32ArrayAttr attr) {
+      std::array<int64_t, 3> dims = {1, 1, 1};
+      for (auto [i, v] : llvm::enumerate(attr.asArrayRef()))
+        if (i < 3)
+          dims[i] = v;
+      return dims;
+    };
+    if (auto grid = kernel->getAttrOfType<DenseI32ArrayAttr>(
+            "gpu.known_grid_size"))
+      gridSize = dims3(grid);
+    for (StringRef attrName : {"nvvm.reqntid", "nvvm.maxntid"})
+      if (auto attr = kernel->getAttrOfType<DenseI32ArrayAttr>(attrName)) {
+        std::array<int64_t, 3> dims = {1, 1, 1};
+        for (auto [i, v] : llvm::enumerate(attr.asArrayRef()))
+          if (i < 3)
+            dims[i] = v;
+        blockSize = dims;
+        break;
+      }
+    // Shared memory: globals in address space 3 the kernel refers to.
+    llvm::DenseSet<Operation *> counted;
+    kernel->walk([&](LLVM::AddressOfOp address) {
+      auto global = dyn_cast_or_null<LLVM::GlobalOp>(
+          SymbolTable::lookupNearestSymbolFrom(address,
+                                               address.getGlobalNameAttr()));
+      if (global && global.getAddrSpace() == 3 &&
+          counted.insert(global).second)
+        sharedBytes += typeBytes(global.getGlobalType());
+    });
+  }
+  analyzeControl();
+  analyzeAccesses();
+}
+
+void KernelAnalysis::analyzeControl() {
+  ThreadDependence threads;
+  kernel->walk([&](Operation *op) {
+    if (isa<gpu::BarrierOp, NVVM::Barrier0Op, NVVM::BarrierOp>(op))
+      ++barriers;
+    if (auto branch = dyn_cast<scf::IfOp>(op)) {
+      if (threads.isThreadDependent(branch.getCondition()))
+        divergentBranches.push_back(op);
+    } else if (auto branch = dyn_cast<cf::CondBranchOp>(op)) {
+      if (threads.isThreadDependent(branch.getCondition()))
+        divergentBranches.push_back(op);
+    } else if (auto branch = dyn_cast<LLVM::CondBrOp>(op)) {
+      if (threads.isThreadDependent(branch.getCondition()))
+        divergentBranches.push_back(op);
+    }
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      LoopFacts facts;
+      facts.op = op;
+      std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()),
+                             ub = getConstantIntValue(loop.getUpperBound()),
+                             step = getConstantIntValue(loop.getStep());
+      if (lb && ub && step && *step > 0)
+        facts.tripCount = *ub > *lb ? (*ub - *lb + *step - 1) / *step : 0;
+      facts.threadDependentBounds =
+          threads.isThreadDependent(loop.getLowerBound()) ||
+          threads.isThreadDependent(loop.getUpperBound());
+      loops.push_back(facts);
+    }
+    if (auto alloca = dyn_cast<memref::AllocaOp>(op)) {
+      localAllocations.push_back(op);
+      localBytes += alloca.getType().getNumElements() *
+                    typeBytes(alloca.getType().getElementType());
+    } else if (auto alloca = dyn_cast<LLVM::AllocaOp>(op)) {
+      localAllocations.push_back(op);
+      localBytes += typeBytes(alloca.getElemType()) *
+                    getConstantIntValue(alloca.getArraySize()).value_or(1);
+    }
+  });
+  // A barrier under a divergent branch is reached by only some threads.
+  kernel->walk([&](gpu::BarrierOp barrier) {
+    for (Operation *parent = barrier->getParentOp(); parent != kernel;
+         parent = parent->getParentOp())
+      if (llvm::is_contained(divergentBranches, parent)) {
+        divergentBarriers.push_back(barrier);
+        break;
+      }
+  });
+  // Loops of llvm + nvvm kernels are cycles in the CFG: count back edges.
+  if (llvmForm) {
+    DominanceInfo dominance(kernel);
+    kernel->walk([&](Operation *op) {
+      if (!op->hasTrait<OpTrait::IsTerminator>())
+        return;
+      for (Block *successor : op->getSuccessors())
+        if (dominance.dominates(successor, op->getBlock())) {
+          LoopFacts facts;
+          facts.op = op;
+          loops.push_back(facts);
+        }
+    });
+  }
+}
+
+void KernelAnalysis::analyzeAccesses() {
+  ThreadDependence threads;
+  auto enclosingLoop = [&](Operation *op) -> Operation * {
+    if (auto loop = op->getParentOfType<scf::ForOp>())
+      return loop;
+    return nullptr;
+  };
+  auto addMemrefAccess = [&](Operation *op, Value memref, ValueRange indices,
+                             Type accessType, bool isStore) {
+    MemoryAccess access;
+    access.op = op;
+    access.isStore = isStore;
+    auto type = cast<MemRefType>(memref.getType());
+    access.elementBytes = typeBytes(type.getElementType());
+    llvm::raw_string_ostream(access.typeName) << accessType;
+    if (auto vector = dyn_cast<VectorType>(accessType))
+      access.vectorWidth = vector.getShape().back();
+    BaseFacts base = memrefBase(memref, threads);
+    access.space = base.space;
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (base.offsetStride &&
+        succeeded(type.getStridesAndOffset(strides, offset))) {
+      std::optional<int64_t> total = *base.offsetStride;
+      for (auto [index, stride] : llvm::zip(indices, strides)) {
+        std::optional<int64_t> s = threads.strideX(index);
+        if (!s || (*s != 0 && ShapedType::isDynamic(stride))) {
+          total = std::nullopt;
+          break;
+        }
+        *total += *s ? *s * stride : 0;
+      }
+      access.elementStride = total;
+    }
+    access.loop = enclosingLoop(op);
+    if (auto loop = dyn_cast_or_null<scf::ForOp>(access.loop))
+      access.loopInvariantAddress =
+          llvm::none_of(indices,
+                        [&](Value index) {
+                          return threads.dependsOn(index,
+                                                   loop.getInductionVar());
+                        }) &&
+          !threads.dependsOn(memref, loop.getInductionVar());
+    classify(access);
+    accesses.push_back(access);
+  };
+  auto addPointerAccess = [&](Operation *op, Value pointer, Type valueType,
+                              bool isStore) {
+    MemoryAccess access;
+    access.op = op;
+    access.isStore = isStore;
+    Type element = valueType;
+    llvm::raw_string_ostream(access.typeName) << valueType;
+    if (auto vector = dyn_cast<VectorType>(valueType)) {
+      access.vectorWidth = vector.getNumElements();
+      element = vector.getElementType();
+    }
+    access.elementBytes = typeBytes(element);
+    PointerFacts base = pointerBase(pointer, threads);
+    access.space = base.space;
+    if (base.byteStride && access.elementBytes &&
+        *base.byteStride % access.elementBytes == 0)
+      access.elementStride = *base.byteStride / access.elementBytes;
+    classify(access);
+    accesses.push_back(access);
+  };
+  kernel->walk([&](Operation *op) {
+    if (auto load = dyn_cast<memref::LoadOp>(op))
+      addMemrefAccess(op, load.getMemRef(), load.getIndices(), load.getType(),
+                      false);
+    else if (auto store = dyn_cast<memref::StoreOp>(op))
+      addMemrefAccess(op, store.getMemRef(), store.getIndices(),
+                      store.getValueToStore().getType(), true);
+    else if (auto load = dyn_cast<vector::LoadOp>(op))
+      addMemrefAccess(op, load.getBase(), load.getIndices(),
+                      load.getVectorType(), false);
+    else if (auto store = dyn_cast<vector::StoreOp>(op))
+      addMemrefAccess(op, store.getBase(), store.getIndices(),
+                      store.getVectorType(), true);
+    else if (auto read = dyn_cast<vector::TransferReadOp>(op);
+             read && isa<MemRefType>(read.getBase().getType()))
+      addMemrefAccess(op, read.getBase(), read.getIndices(),
+                      read.getVectorType(), false);
+    else if (auto write = dyn_cast<vector::TransferWriteOp>(op);
+             write && isa<MemRefType>(write.getBase().getType()))
+      addMemrefAccess(op, write.getBase(), write.getIndices(),
+                      write.getVectorType(), true);
+    else if (auto load = dyn_cast<LLVM::LoadOp>(op))
+      addPointerAccess(op, load.getAddr(), load.getType(), false);
+    else if (auto store = dyn_cast<LLVM::StoreOp>(op))
+      addPointerAccess(op, store.getAddr(), store.getValue().getType(), true);
+  });
+  for (LoopFacts &loop : loops)
+    for (const MemoryAccess &access : accesses)
+      if (access.loop == loop.op && !access.isStore &&
+          access.space == MemorySpace::Global)
+        ++loop.globalLoads;
+}
+
+std::optional<KernelAnalysis::Occupancy>
+KernelAnalysis::occupancy(std::optional<int> registers) const {
+  if (!blockSize)
+    return std::nullopt;
+  int64_t threads = (*blockSize)[0] * (*blockSize)[1] * (*blockSize)[2];
+  if (threads <= 0)
+    return std::nullopt;
+  // Hopper (sm_90) per-SM limits; the CUDA occupancy calculator's model.
+  Occupancy result;
+  int64_t warps = (threads + 31) / 32;
+  result.blocksPerSM = std::min<int64_t>(32, 64 / warps);
+  result.limitedBy = result.blocksPerSM == 32 ? "blocks per SM" : "threads";
+  if (sharedBytes > 0) {
+    int64_t bySharedMemory = (228 * 1024) / (sharedBytes + 1024);
+    if (bySharedMemory < result.blocksPerSM) {
+      result.blocksPerSM = bySharedMemory;
+      result.limitedBy = "shared memory";
+    }
+  }
+  if (registers && *registers > 0) {
+    int64_t perWarp = ((*registers * 32 + 255) / 256) * 256;
+    int64_t byRegisters = 65536 / (perWarp * warps);
+    if (byRegisters < result.blocksPerSM) {
+      result.blocksPerSM = byRegisters;
+      result.limitedBy = "registers";
+    }
+  }
+  result.fraction = double(result.blocksPerSM * warps) / 64.0;
+  return result;
+}

@@ -1,0 +1,71 @@
+// RUN: kf-opt %s -split-input-file -kf-diagnose -verify-diagnostics
+
+// The same analyses on kernels in llvm + nvvm form (as lowered by kf or
+// imported from CUDA): addresses are followed through getelementptr, loops
+// are cycles of blocks, shared memory lives in address-space-3 globals.
+gpu.module @m {
+  llvm.mlir.global internal @tile() {addr_space = 3 : i32} : !llvm.array<1024 x f32>
+  // expected-remark @below {{kernel @k: block 128x1x1, grid 4096x1x1, 4096 bytes of shared memory, 1 barriers, 1 loops, 3 global accesses}}
+  llvm.func @k(%in: !llvm.ptr, %out: !llvm.ptr) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>, gpu.known_grid_size = array<i32: 4096, 1, 1>} {
+    %zero = llvm.mlir.constant(0 : i64) : i64
+    %one = llvm.mlir.constant(1 : i64) : i64
+    %n = llvm.mlir.constant(8 : i64) : i64
+    %c128 = llvm.mlir.constant(128 : i64) : i64
+    %tid32 = nvvm.read.ptx.sreg.tid.x : i32
+    %bid32 = nvvm.read.ptx.sreg.ctaid.x : i32
+    %tid = llvm.sext %tid32 : i32 to i64
+    %bid = llvm.sext %bid32 : i32 to i64
+    %base = llvm.mul %bid, %c128 : i64
+    %i = llvm.add %base, %tid : i64
+    %p = llvm.getelementptr %in[%i] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+    // expected-remark @below {{coalesced global load: consecutive threads read consecutive f32 (stride 1)}}
+    // expected-remark @below {{[narrow-access]}}
+    %v = llvm.load %p : !llvm.ptr -> f32
+    %tile = llvm.mlir.addressof @tile : !llvm.ptr<3>
+    %t8 = llvm.mul %tid, %n : i64
+    %sp = llvm.getelementptr %tile[%t8] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, f32
+    // expected-remark @below {{strided shared store: consecutive threads write f32 8 elements apart}}
+    // expected-warning @below {{[bank-conflict] 8-way shared-memory bank conflict}}
+    llvm.store %v, %sp : f32, !llvm.ptr<3>
+    nvvm.barrier0
+    llvm.br ^loop(%zero : i64)
+  ^loop(%k: i64):
+    %more = llvm.icmp "slt" %k, %n : i64
+    llvm.cond_br %more, ^body, ^exit
+  ^body:
+    %col = llvm.mul %tid, %n : i64
+    %idx = llvm.add %col, %k : i64
+    %q = llvm.getelementptr %in[%idx] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+    // expected-remark @below {{strided global load: consecutive threads read f32 8 elements apart}}
+    // expected-warning @below {{[uncoalesced-access] uncoalesced global load: consecutive threads are 8 elements apart, about 13% of the bytes moved are used}}
+    %w = llvm.load %q : !llvm.ptr -> f32
+    %next = llvm.add %k, %one : i64
+    llvm.br ^loop(%next : i64)
+  ^exit:
+    %c100 = llvm.mlir.constant(100 : i64) : i64
+    %inside = llvm.icmp "slt" %tid, %c100 : i64
+    // expected-remark @below {{[divergent-branch]}}
+    llvm.cond_br %inside, ^store, ^done
+  ^store:
+    %o = llvm.getelementptr %out[%i] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+    // expected-remark @below {{coalesced global store}}
+    // expected-remark @below {{[narrow-access]}}
+    llvm.store %v, %o : f32, !llvm.ptr
+    llvm.br ^done
+  ^done:
+    llvm.return
+  }
+}
+
+// -----
+
+// A thread-private array in llvm form is local memory.
+gpu.module @m {
+  // expected-remark @below {{kernel @spill: block unknown, grid unknown, 0 bytes of shared memory, 0 barriers, 0 loops, 0 global accesses}}
+  llvm.func @spill() attributes {nvvm.kernel} {
+    %n = llvm.mlir.constant(16 : i64) : i64
+    // expected-warning @below {{[local-memory] allocates per-thread memory that lives in local (off-chip) memory}}
+    %a = llvm.alloca %n x f32 : (i64) -> !llvm.ptr
+    llvm.return
+  }
+}

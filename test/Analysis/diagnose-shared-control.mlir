@@ -1,0 +1,105 @@
+// RUN: kf-opt %s -split-input-file -kf-diagnose -verify-diagnostics
+
+// Shared memory: a transposed read of a 32x32 tile conflicts 32 ways; the
+// same read of a tile padded to 33 columns does not.
+gpu.module @m {
+  // expected-remark @below {{kernel @transpose_conflict: block 32x32x1, grid unknown, 4096 bytes of shared memory, 1 barriers, 0 loops, 0 global accesses}}
+  gpu.func @transpose_conflict() workgroup(%tile : memref<32x32xf32, #gpu.address_space<workgroup>>) kernel
+      attributes {known_block_size = array<i32: 32, 32, 1>} {
+    %tx = gpu.thread_id x
+    %ty = gpu.thread_id y
+    %zero = arith.constant 0.0 : f32
+    // expected-remark @below {{coalesced shared store: consecutive threads write consecutive f32 (stride 1)}}
+    memref.store %zero, %tile[%ty, %tx] : memref<32x32xf32, #gpu.address_space<workgroup>>
+    gpu.barrier
+    // expected-remark @below {{strided shared load: consecutive threads read f32 32 elements apart}}
+    // expected-warning @below {{[bank-conflict] 32-way shared-memory bank conflict: consecutive threads are 32 words apart (pad each row by one element)}}
+    %v = memref.load %tile[%tx, %ty] : memref<32x32xf32, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+  // expected-remark @below {{kernel @transpose_padded: block 32x32x1, grid unknown, 4224 bytes of shared memory, 1 barriers}}
+  gpu.func @transpose_padded() workgroup(%tile : memref<32x33xf32, #gpu.address_space<workgroup>>) kernel
+      attributes {known_block_size = array<i32: 32, 32, 1>} {
+    %tx = gpu.thread_id x
+    %ty = gpu.thread_id y
+    %zero = arith.constant 0.0 : f32
+    // expected-remark @below {{coalesced shared store}}
+    memref.store %zero, %tile[%ty, %tx] : memref<32x33xf32, #gpu.address_space<workgroup>>
+    gpu.barrier
+    // expected-remark @below {{strided shared load: consecutive threads read f32 33 elements apart}}
+    %v = memref.load %tile[%tx, %ty] : memref<32x33xf32, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
+
+// -----
+
+// A bounds check on the thread id diverges; a branch on the block id does
+// not.
+gpu.module @m {
+  // expected-remark @below {{kernel @branches: block unknown, grid unknown, 0 bytes of shared memory, 2 barriers, 0 loops, 2 global accesses}}
+  gpu.func @branches(%out: memref<100xf32>, %flag: memref<4xi1>) kernel {
+    %tx = gpu.thread_id x
+    %bx = gpu.block_id x
+    %c100 = arith.constant 100 : index
+    %one = arith.constant 1.0 : f32
+    %inside = arith.cmpi ult, %tx, %c100 : index
+    // expected-remark @below {{[divergent-branch] the branch condition depends on the thread id}}
+    scf.if %inside {
+      // expected-remark @below {{coalesced global store}}
+      // expected-remark @below {{[narrow-access]}}
+      memref.store %one, %out[%tx] : memref<100xf32>
+      // expected-warning @below {{[barrier-in-divergent-branch] a barrier that only some threads of the block reach: the block can deadlock or read unsynchronized data}}
+      gpu.barrier
+    }
+    // expected-remark @below {{broadcast global load}}
+    %f = memref.load %flag[%bx] : memref<4xi1>
+    scf.if %f {
+      gpu.barrier
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Loops: a load of the same address in every iteration (hoistable), a load
+// every thread shares in each iteration (stage it in shared memory), and a
+// per-thread array in local memory.
+gpu.module @m {
+  // expected-remark @below {{kernel @dot_rows: block 256x1x1, grid 16x1x1, 0 bytes of shared memory, 0 barriers, 1 loops, 4 global accesses}}
+  // expected-warning @below {{[low-parallelism] the grid has 4096 threads}}
+  gpu.func @dot_rows(%a: memref<4096x1024xf32>, %b: memref<1024xf32>, %s: memref<1xf32>, %out: memref<4096xf32>) kernel
+      attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 16, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c1024 = arith.constant 1024 : index
+    %c256 = arith.constant 256 : index
+    %tx = gpu.thread_id x
+    %bx = gpu.block_id x
+    %row0 = arith.muli %bx, %c256 : index
+    %row = arith.addi %row0, %tx : index
+    // expected-warning @below {{[local-memory] allocates per-thread memory that lives in local (off-chip) memory}}
+    %scratch = memref.alloca() : memref<8xf32, #gpu.address_space<private>>
+    %zero = arith.constant 0.0 : f32
+    %sum = scf.for %k = %c0 to %c1024 step %c1 iter_args(%acc = %zero) -> (f32) {
+      // expected-remark @below {{strided global load: consecutive threads read f32 1024 elements apart}}
+      // expected-warning @below {{[uncoalesced-access]}}
+      %x = memref.load %a[%row, %k] : memref<4096x1024xf32>
+      // expected-remark @below {{broadcast global load: every thread reads the same f32}}
+      // expected-warning @below {{[broadcast-reload] every thread loads the same value in each iteration of a loop of 1024 trips: the block re-reads data it could stage once in shared memory}}
+      %y = memref.load %b[%k] : memref<1024xf32>
+      // expected-remark @below {{broadcast global load}}
+      // expected-warning @below {{[loop-invariant-load] global load of the same address in every iteration of a loop of 1024 trips: hoist it out of the loop}}
+      %scale = memref.load %s[%c0] : memref<1xf32>
+      %p = arith.mulf %x, %y : f32
+      %q = arith.mulf %p, %scale : f32
+      %next = arith.addf %acc, %q : f32
+      scf.yield %next : f32
+    }
+    // expected-remark @below {{coalesced global store}}
+    // expected-remark @below {{[narrow-access]}}
+    memref.store %sum, %out[%row] : memref<4096xf32>
+    gpu.return
+  }
+}
