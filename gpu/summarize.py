@@ -14,6 +14,7 @@ except Exception:
     pass
 
 rows = []
+bottlenecks = []
 for path in sorted(glob.glob(os.path.join(out, "*.json"))):
     name = os.path.basename(path)[:-5]
     if name == "torch":
@@ -32,6 +33,10 @@ for path in sorted(glob.glob(os.path.join(out, "*.json"))):
         spread = ("%.3f-%.3f" % (t["p10_ms"], t["p90_ms"])) if med else ""
         problem = r.get("problem", "")
         eager = torch_times.get(problem, {}).get("median_ms")
+        b = r.get("bottleneck", {})
+        bottlenecks.append((name, os.path.basename(r.get("candidate", "")),
+                            b.get("predicted", ""), b.get("measured", ""),
+                            b.get("predicted_because", "")[:90]))
         rows.append((name, os.path.basename(r.get("candidate", "")), r.get("status", ""),
                      "%.3f" % med if med else "", spread,
                      "%.0f" % r["achieved_gb_per_s"] if "achieved_gb_per_s" in r else "",
@@ -39,6 +44,12 @@ for path in sorted(glob.glob(os.path.join(out, "*.json"))):
                      "%.3f" % eager if eager else ""))
         if r.get("status") not in ("correct", None):
             print("%s / %s: %s" % (name, r.get("candidate"), r.get("message", "")[:300]))
+
+print("bottleneck: predicted vs measured")
+for row in bottlenecks:
+    if row[2] or row[3]:
+        print("  %-24s %-24s predicted %-14s measured %-14s (%s)" % row)
+print()
 
 # What each run must give (statuses in order for multi-candidate runs).
 expected = {

@@ -80,6 +80,28 @@ static LogicalResult lowerAndDiagnose(ModuleOp payload,
   return serialize.run(payload);
 }
 
+/// The common tail of both kinds of candidate: lower `payload` (scheduled
+/// or kernel IR) to PTX, diagnose its kernels, and read the launch plan.
+static LogicalResult finishCompile(OwningOpRef<ModuleOp> payload,
+                                   const kf::CompileOptions &options,
+                                   kf::CompiledCandidate &result,
+                                   kf::CompileStage *failedStage) {
+  auto fail = [&](kf::CompileStage stage) {
+    if (failedStage)
+      *failedStage = stage;
+    return failure();
+  };
+  if (failed(lowerAndDiagnose(*payload, options, result.diagnosis)) ||
+      failed(checkLibDeviceResolved(*payload)))
+    return fail(kf::CompileStage::Lowering);
+  FailureOr<kf::LaunchPlan> plan = kf::buildLaunchPlan(*payload);
+  if (failed(plan))
+    return fail(kf::CompileStage::HostCode);
+  result.plan = std::move(*plan);
+  result.lowered = std::move(payload);
+  return success();
+}
+
 static void setPipelineOptions(kf::LowerToPTXOptions &lowering,
                                const kf::CompileOptions &options) {
   lowering.chip = options.chip;
@@ -131,16 +153,8 @@ kf::compileCandidate(ModuleOp problem, StringRef problemName,
   }
   if (failed(applySchedule(*payload, *script)))
     return fail(CompileStage::Transform);
-
-  if (failed(lowerAndDiagnose(*payload, options, result.diagnosis)) ||
-      failed(checkLibDeviceResolved(*payload)))
-    return fail(CompileStage::Lowering);
-
-  FailureOr<LaunchPlan> plan = buildLaunchPlan(*payload);
-  if (failed(plan))
-    return fail(CompileStage::HostCode);
-  result.plan = std::move(*plan);
-  result.lowered = std::move(payload);
+  if (failed(finishCompile(std::move(payload), options, result, failedStage)))
+    return failure();
   return result;
 }
 
@@ -197,15 +211,9 @@ kf::compileKernelCandidate(ModuleOp problem, StringRef problemName,
   }
 
   CompiledCandidate result;
-  OwningOpRef<ModuleOp> payload = cast<ModuleOp>(kernel->clone());
-  if (failed(lowerAndDiagnose(*payload, options, result.diagnosis)) ||
-      failed(checkLibDeviceResolved(*payload)))
-    return fail(CompileStage::Lowering);
-  FailureOr<LaunchPlan> plan = buildLaunchPlan(*payload);
-  if (failed(plan))
-    return fail(CompileStage::HostCode);
-  result.plan = std::move(*plan);
-  result.lowered = std::move(payload);
+  if (failed(finishCompile(cast<ModuleOp>(kernel->clone()), options, result,
+                           failedStage)))
+    return failure();
   return result;
 }
 

@@ -20,13 +20,11 @@ struct KFApplySchedulePass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    FailureOr<kf::ProblemOp> problem = kf::lookupProblem(module, problemName);
-    if (failed(problem))
+    FailureOr<func::FuncOp> extracted =
+        kf::extractReference(module, problemName);
+    if (failed(extracted))
       return signalPassFailure();
-    func::FuncOp reference = problem->getReferenceFunc();
-    for (Operation &op : llvm::make_early_inc_range(module.getOps()))
-      if (&op != reference.getOperation())
-        op.erase();
+    func::FuncOp reference = *extracted;
 
     std::string scriptText;
     std::string bufferName = schedulePath;

@@ -16,14 +16,8 @@ struct KFExtractReferencePass
   using Base::Base;
 
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    FailureOr<kf::ProblemOp> problem = kf::lookupProblem(module, problemName);
-    if (failed(problem))
-      return signalPassFailure();
-    Operation *reference = problem->getReferenceFunc();
-    for (Operation &op : llvm::make_early_inc_range(module.getOps()))
-      if (&op != reference)
-        op.erase();
+    if (failed(kf::extractReference(getOperation(), problemName)))
+      signalPassFailure();
   }
 };
 } // namespace

@@ -255,6 +255,25 @@ int writeOutput(StringRef text) {
   return 0;
 }
 
+/// The trusted reference: the reference function under the default
+/// schedule. Reports a failure itself.
+FailureOr<kf::CompiledCandidate> compileReference(LoadedProblem &loaded) {
+  kf::CompileStage stage;
+  FailureOr<kf::CompiledCandidate> reference = kf::compileCandidate(
+      *loaded.module, problemName, std::nullopt, compileOptions(), &stage);
+  if (failed(reference))
+    fail("the reference does not compile (" +
+         kf::stringifyCompileStage(stage) + " stage)");
+  return reference;
+}
+
+/// A client for a measurement worker run by this same executable.
+kf::WorkerClient makeWorker(const char *argv0) {
+  std::string executable =
+      sys::fs::getMainExecutable(argv0, reinterpret_cast<void *>(&fail));
+  return kf::WorkerClient({executable, "worker", "--chip=" + chip});
+}
+
 int runCompile(MLIRContext &context) {
   SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
@@ -301,22 +320,16 @@ int runEval(MLIRContext &context, const char *argv0) {
     ceilings = *loadedCeilings;
   }
 
-  // The trusted reference is the reference function under the default
-  // schedule.
-  kf::CompileStage stage;
-  FailureOr<kf::CompiledCandidate> reference = kf::compileCandidate(
-      *loaded->module, problemName, std::nullopt, compileOptions(), &stage);
+  FailureOr<kf::CompiledCandidate> reference = compileReference(*loaded);
   if (failed(reference))
-    return fail("the reference does not compile (" +
-                kf::stringifyCompileStage(stage) + " stage)");
+    return 1;
   std::string referenceText = printModule(*reference->lowered);
   kf::ProblemAnalysis analysis =
       kf::analyzeProblem(loaded->problem.getReferenceFunc());
   kf::ProblemSpec spec = kf::buildProblemSpec(loaded->problem);
 
-  std::string executable =
-      sys::fs::getMainExecutable(argv0, reinterpret_cast<void *>(&fail));
-  kf::WorkerClient worker({executable, "worker", "--chip=" + chip});
+  kf::WorkerClient worker = makeWorker(argv0);
+  kf::CompileStage stage;
   kf::EvalConfig config;
   config.device = device;
   config.trials = trials;
@@ -398,16 +411,11 @@ int runCheckReference(MLIRContext &context, const char *argv0) {
   std::optional<LoadedProblem> loaded = loadProblem(context, sourceMgr);
   if (!loaded)
     return 1;
-  kf::CompileStage stage;
-  FailureOr<kf::CompiledCandidate> reference = kf::compileCandidate(
-      *loaded->module, problemName, std::nullopt, compileOptions(), &stage);
+  FailureOr<kf::CompiledCandidate> reference = compileReference(*loaded);
   if (failed(reference))
-    return fail("the reference does not compile (" +
-                kf::stringifyCompileStage(stage) + " stage)");
+    return 1;
   kf::ProblemSpec spec = kf::buildProblemSpec(loaded->problem);
-  std::string executable =
-      sys::fs::getMainExecutable(argv0, reinterpret_cast<void *>(&fail));
-  kf::WorkerClient worker({executable, "worker", "--chip=" + chip});
+  kf::WorkerClient worker = makeWorker(argv0);
   kf::EvalConfig config;
   config.device = device;
   config.seed = seed;

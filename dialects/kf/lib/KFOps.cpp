@@ -167,3 +167,14 @@ FailureOr<ProblemOp> kf::lookupProblem(ModuleOp module, StringRef name) {
   }
   return problems.front();
 }
+
+FailureOr<func::FuncOp> kf::extractReference(ModuleOp module, StringRef name) {
+  FailureOr<ProblemOp> problem = lookupProblem(module, name);
+  if (failed(problem))
+    return failure();
+  func::FuncOp reference = problem->getReferenceFunc();
+  for (Operation &op : llvm::make_early_inc_range(module.getOps()))
+    if (&op != reference.getOperation())
+      op.erase();
+  return reference;
+}

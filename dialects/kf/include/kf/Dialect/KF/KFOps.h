@@ -22,6 +22,13 @@ namespace kf {
 mlir::FailureOr<ProblemOp> lookupProblem(mlir::ModuleOp module,
                                          llvm::StringRef name = {});
 
+/// Reduces `module` to the reference function of its problem (as
+/// lookupProblem finds it): every other top-level operation, the kf.problem
+/// included, is erased. Returns the reference, or failure with the
+/// lookup's error.
+mlir::FailureOr<mlir::func::FuncOp> extractReference(mlir::ModuleOp module,
+                                                     llvm::StringRef name = {});
+
 } // namespace kf
 
 #endif // KF_DIALECT_KF_KFOPS_H
