@@ -42,6 +42,7 @@ done
 
 echo "== small evaluations"
 run eval-small-relu eval "$small/relu.mlir" --trials 2 --runs 5
+run eval-small-relu-cubin eval "$small/relu.mlir" --trials 2 --runs 5 --format=bin
 run eval-small-softmax-zeros eval "$small/softmax.mlir" --kernel "$here/test-inputs/softmax-zeros.mlir"
 
 quick="--trials 2 --runs 10 --min-runs 5 --time-budget-ms 500"

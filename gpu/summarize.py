@@ -57,6 +57,7 @@ expected = {
                       "correct", "timeout", "correct"],
     "matmul-shared": ["correct"],
     "eval-small-relu": ["correct"],
+    "eval-small-relu-cubin": ["correct"],
     "eval-small-softmax-zeros": ["incorrect"],
     "sum-racy-schedule": ["incorrect"],
 }
