@@ -64,9 +64,8 @@ Bottleneck kf::classifyMeasurement(const ProblemAnalysis &problem,
   if (rate >= kBoundFraction)
     return {"compute-bound", numbers};
   if (medianMs < kLaunchMs * std::max(1u, launches))
-    return {"launch-bound",
-            llvm::formatv("{0:F3} ms for {1} launches; {2}", medianMs,
-                          launches, numbers)};
+    return {"launch-bound", llvm::formatv("{0:F3} ms for {1} launches; {2}",
+                                          medianMs, launches, numbers)};
   return {"latency-bound",
           "neither memory nor arithmetic near its ceiling (" + numbers + ")"};
 }

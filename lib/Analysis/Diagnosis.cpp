@@ -29,7 +29,8 @@ SmallVector<Finding> kf::diagnoseKernel(const KernelAnalysis &analysis) {
           llvm::formatv("blocks of {0} threads: fewer than two warps per "
                         "block leave most of an SM idle",
                         threads),
-          "increase-parallelism", llvm::json::Object{{"threads_per_block", threads}});
+          "increase-parallelism",
+          llvm::json::Object{{"threads_per_block", threads}});
     if (analysis.gridSize) {
       const auto &grid = *analysis.gridSize;
       int64_t total = threads * grid[0] * grid[1] * grid[2];
@@ -39,9 +40,12 @@ SmallVector<Finding> kf::diagnoseKernel(const KernelAnalysis &analysis) {
                           "resident-thread slots: too little work in flight "
                           "to hide memory latency (split the work, e.g. the "
                           "reduction, over more threads)",
-                          total, (100 * total + kThreadSlots / 2) / kThreadSlots,
+                          total,
+                          (100 * total + kThreadSlots / 2) / kThreadSlots,
                           kThreadSlots),
-            "increase-parallelism", llvm::json::Object{{"grid_threads", total}, {"thread_slots", kThreadSlots}});
+            "increase-parallelism",
+            llvm::json::Object{{"grid_threads", total},
+                               {"thread_slots", kThreadSlots}});
     }
     if (auto occupancy = analysis.occupancy();
         occupancy && occupancy->fraction < 0.5)
@@ -51,8 +55,9 @@ SmallVector<Finding> kf::diagnoseKernel(const KernelAnalysis &analysis) {
                         occupancy->blocksPerSM,
                         (int)(occupancy->fraction * 100 + 0.5),
                         occupancy->limitedBy),
-          "increase-occupancy", llvm::json::Object{{"blocks_per_sm", occupancy->blocksPerSM},
-           {"occupancy", occupancy->fraction}});
+          "increase-occupancy",
+          llvm::json::Object{{"blocks_per_sm", occupancy->blocksPerSM},
+                             {"occupancy", occupancy->fraction}});
   }
 
   for (const MemoryAccess &access : analysis.accesses) {
@@ -65,8 +70,9 @@ SmallVector<Finding> kf::diagnoseKernel(const KernelAnalysis &analysis) {
                           "used",
                           kind, *access.elementStride,
                           (int)(access.efficiency * 100 + 0.5)),
-            "coalesce", llvm::json::Object{{"stride_elements", *access.elementStride},
-             {"efficiency", access.efficiency}});
+            "coalesce",
+            llvm::json::Object{{"stride_elements", *access.elementStride},
+                               {"efficiency", access.efficiency}});
       else if (access.pattern == AccessPattern::Coalesced &&
                access.vectorWidth * access.elementBytes < 16 &&
                access.elementBytes * 2 <= 16)
@@ -75,7 +81,9 @@ SmallVector<Finding> kf::diagnoseKernel(const KernelAnalysis &analysis) {
                           "accesses move the same bytes with fewer "
                           "instructions",
                           access.vectorWidth * access.elementBytes, kind, 16),
-            "vectorize", llvm::json::Object{{"bytes_per_thread", access.vectorWidth * access.elementBytes}});
+            "vectorize",
+            llvm::json::Object{{"bytes_per_thread",
+                                access.vectorWidth * access.elementBytes}});
       if (!access.isStore && access.loop) {
         auto loop = dyn_cast<scf::ForOp>(access.loop);
         std::optional<int64_t> trips;
@@ -88,15 +96,20 @@ SmallVector<Finding> kf::diagnoseKernel(const KernelAnalysis &analysis) {
                             "iteration of a loop{0}: hoist it out of the loop",
                             trips ? llvm::formatv(" of {0} trips", *trips).str()
                                   : std::string()),
-              "hoist", llvm::json::Object{{"trip_count", trips ? llvm::json::Value(*trips) : nullptr}});
+              "hoist",
+              llvm::json::Object{
+                  {"trip_count", trips ? llvm::json::Value(*trips) : nullptr}});
         else if (loop && access.pattern == AccessPattern::Broadcast)
           add("broadcast-reload", "warning", access.op,
-              llvm::formatv("every thread loads the same value in each "
-                            "iteration of a loop{0}: the block re-reads data it "
-                            "could stage once in shared memory",
-                            trips ? llvm::formatv(" of {0} trips", *trips).str()
-                                  : std::string()),
-              "stage-in-shared-memory", llvm::json::Object{{"trip_count", trips ? llvm::json::Value(*trips) : nullptr}});
+              llvm::formatv(
+                  "every thread loads the same value in each "
+                  "iteration of a loop{0}: the block re-reads data it "
+                  "could stage once in shared memory",
+                  trips ? llvm::formatv(" of {0} trips", *trips).str()
+                        : std::string()),
+              "stage-in-shared-memory",
+              llvm::json::Object{
+                  {"trip_count", trips ? llvm::json::Value(*trips) : nullptr}});
       }
     } else if (access.space == MemorySpace::Shared &&
                access.bankConflictWays > 1) {
@@ -105,8 +118,9 @@ SmallVector<Finding> kf::diagnoseKernel(const KernelAnalysis &analysis) {
                         "threads are {1} words apart (pad each row by one "
                         "element)",
                         access.bankConflictWays, *access.elementStride),
-          "pad-shared-memory", llvm::json::Object{{"ways", (int64_t)access.bankConflictWays},
-           {"stride_words", *access.elementStride}});
+          "pad-shared-memory",
+          llvm::json::Object{{"ways", (int64_t)access.bankConflictWays},
+                             {"stride_words", *access.elementStride}});
     }
   }
 
@@ -123,13 +137,15 @@ SmallVector<Finding> kf::diagnoseKernel(const KernelAnalysis &analysis) {
   for (Operation *allocation : analysis.localAllocations)
     add("local-memory", "warning", allocation,
         "allocates per-thread memory that lives in local (off-chip) memory",
-        "avoid-local-memory", llvm::json::Object{{"local_bytes", analysis.localBytes}});
+        "avoid-local-memory",
+        llvm::json::Object{{"local_bytes", analysis.localBytes}});
   return findings;
 }
 
 llvm::json::Value kf::toJSON(const KernelAnalysis &analysis,
                              ArrayRef<Finding> findings) {
-  auto dims = [](const std::optional<std::array<int64_t, 3>> &d) -> llvm::json::Value {
+  auto dims =
+      [](const std::optional<std::array<int64_t, 3>> &d) -> llvm::json::Value {
     if (!d)
       return nullptr;
     return llvm::json::Array{(*d)[0], (*d)[1], (*d)[2]};
@@ -154,18 +170,18 @@ llvm::json::Value kf::toJSON(const KernelAnalysis &analysis,
   for (const LoopFacts &loop : analysis.loops)
     loops.push_back(llvm::json::Object{
         {"location", locationString(loop.op)},
-        {"trip_count", loop.tripCount ? llvm::json::Value(*loop.tripCount)
-                                      : nullptr},
+        {"trip_count",
+         loop.tripCount ? llvm::json::Value(*loop.tripCount) : nullptr},
         {"thread_dependent_bounds", loop.threadDependentBounds},
         {"global_loads", loop.globalLoads}});
   for (const Finding &finding : findings)
-    findingsJSON.push_back(llvm::json::Object{
-        {"kind", finding.kind},
-        {"severity", finding.severity},
-        {"location", locationString(finding.op)},
-        {"message", finding.message},
-        {"action", finding.action},
-        {"evidence", llvm::json::Object(finding.evidence)}});
+    findingsJSON.push_back(
+        llvm::json::Object{{"kind", finding.kind},
+                           {"severity", finding.severity},
+                           {"location", locationString(finding.op)},
+                           {"message", finding.message},
+                           {"action", finding.action},
+                           {"evidence", llvm::json::Object(finding.evidence)}});
   llvm::json::Object object{
       {"kernel", analysis.getName().str()},
       {"form", analysis.isLLVMForm() ? "llvm" : "gpu"},
@@ -180,9 +196,9 @@ llvm::json::Value kf::toJSON(const KernelAnalysis &analysis,
       {"accesses", std::move(accesses)},
       {"findings", std::move(findingsJSON)}};
   if (auto occupancy = analysis.occupancy())
-    object["occupancy"] = llvm::json::Object{
-        {"blocks_per_sm", occupancy->blocksPerSM},
-        {"fraction", occupancy->fraction},
-        {"limited_by", occupancy->limitedBy}};
+    object["occupancy"] =
+        llvm::json::Object{{"blocks_per_sm", occupancy->blocksPerSM},
+                           {"fraction", occupancy->fraction},
+                           {"limited_by", occupancy->limitedBy}};
   return object;
 }

@@ -161,10 +161,10 @@ struct PointerFacts {
 PointerFacts pointerBase(Value pointer, ThreadDependence &threads,
                          unsigned depth = 0) {
   auto type = dyn_cast<LLVM::LLVMPointerType>(pointer.getType());
-  MemorySpace declared =
-      type ? spaceOfAttr(IntegerAttr::get(IntegerType::get(pointer.getContext(), 32),
-                                          type.getAddressSpace()))
-           : MemorySpace::Unknown;
+  MemorySpace declared = type ? spaceOfAttr(IntegerAttr::get(
+                                    IntegerType::get(pointer.getContext(), 32),
+                                    type.getAddressSpace()))
+                              : MemorySpace::Unknown;
   if (depth > 32)
     return {std::nullopt, declared};
   Operation *def = pointer.getDefiningOp();
@@ -207,11 +207,10 @@ PointerFacts pointerBase(Value pointer, ThreadDependence &threads,
   if (auto address = dyn_cast<LLVM::AddressOfOp>(def)) {
     auto global = dyn_cast_or_null<LLVM::GlobalOp>(
         SymbolTable::lookupNearestSymbolFrom(def, address.getGlobalNameAttr()));
-    MemorySpace space =
-        global ? spaceOfAttr(IntegerAttr::get(
-                     IntegerType::get(def->getContext(), 32),
-                     global.getAddrSpace()))
-               : declared;
+    MemorySpace space = global ? spaceOfAttr(IntegerAttr::get(
+                                     IntegerType::get(def->getContext(), 32),
+                                     global.getAddrSpace()))
+                               : declared;
     return {0, space};
   }
   if (isa<LLVM::AllocaOp>(def))
@@ -236,10 +235,9 @@ void classify(MemoryAccess &access) {
     access.pattern = AccessPattern::Strided;
     // Each thread's bytes land in their own 32-byte sector once the stride
     // reaches a sector; below that, neighbours share sectors.
-    access.efficiency =
-        stride * bytes >= 32
-            ? std::min(1.0, double(width * bytes) / 32.0)
-            : std::min(1.0, double(width) / double(stride));
+    access.efficiency = stride * bytes >= 32
+                            ? std::min(1.0, double(width * bytes) / 32.0)
+                            : std::min(1.0, double(width) / double(stride));
   }
   if (access.space == MemorySpace::Shared) {
     if (access.vectorWidth == 1 && access.elementBytes == 4) {
@@ -291,8 +289,8 @@ KernelAnalysis::KernelAnalysis(Operation *kernel) : kernel(kernel) {
           dims[i] = v;
       return dims;
     };
-    if (auto grid = kernel->getAttrOfType<DenseI32ArrayAttr>(
-            "gpu.known_grid_size"))
+    if (auto grid =
+            kernel->getAttrOfType<DenseI32ArrayAttr>("gpu.known_grid_size"))
       gridSize = dims3(grid);
     for (StringRef attrName : {"nvvm.reqntid", "nvvm.maxntid"})
       if (auto attr = kernel->getAttrOfType<DenseI32ArrayAttr>(attrName)) {
@@ -306,11 +304,10 @@ KernelAnalysis::KernelAnalysis(Operation *kernel) : kernel(kernel) {
     // Shared memory: globals in address space 3 the kernel refers to.
     llvm::DenseSet<Operation *> counted;
     kernel->walk([&](LLVM::AddressOfOp address) {
-      auto global = dyn_cast_or_null<LLVM::GlobalOp>(
-          SymbolTable::lookupNearestSymbolFrom(address,
-                                               address.getGlobalNameAttr()));
-      if (global && global.getAddrSpace() == 3 &&
-          counted.insert(global).second)
+      auto global =
+          dyn_cast_or_null<LLVM::GlobalOp>(SymbolTable::lookupNearestSymbolFrom(
+              address, address.getGlobalNameAttr()));
+      if (global && global.getAddrSpace() == 3 && counted.insert(global).second)
         sharedBytes += typeBytes(global.getGlobalType());
     });
   }

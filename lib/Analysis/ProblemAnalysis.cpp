@@ -12,10 +12,9 @@ using namespace mlir;
 llvm::Expected<kf::Ceilings> kf::Ceilings::load(llvm::StringRef path) {
   auto file = llvm::MemoryBuffer::getFile(path);
   if (!file)
-    return llvm::createStringError(file.getError(),
-                                   "cannot read ceilings file '%s': %s",
-                                   path.str().c_str(),
-                                   file.getError().message().c_str());
+    return llvm::createStringError(
+        file.getError(), "cannot read ceilings file '%s': %s",
+        path.str().c_str(), file.getError().message().c_str());
   llvm::Expected<llvm::json::Value> json =
       llvm::json::parse((*file)->getBuffer());
   if (!json)
@@ -30,8 +29,7 @@ llvm::Expected<kf::Ceilings> kf::Ceilings::load(llvm::StringRef path) {
                           ceilings.copyBytesPerSecond) ||
       !mapper.mapOptional("fp32_flops_per_second",
                           ceilings.fp32FlopsPerSecond) ||
-      !mapper.mapOptional("bf16_flops_per_second",
-                          ceilings.bf16FlopsPerSecond))
+      !mapper.mapOptional("bf16_flops_per_second", ceilings.bf16FlopsPerSecond))
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "ceilings file '%s': %s", path.str().c_str(),
                                    llvm::toString(root.getError()).c_str());
@@ -124,7 +122,8 @@ double kf::ProblemAnalysis::floorSeconds(const Ceilings &ceilings) const {
                   double(flops) / ceilings.fp32FlopsPerSecond);
 }
 
-llvm::StringRef kf::ProblemAnalysis::floorBound(const Ceilings &ceilings) const {
+llvm::StringRef
+kf::ProblemAnalysis::floorBound(const Ceilings &ceilings) const {
   return double(minBytes) / ceilings.copyBytesPerSecond >=
                  double(flops) / ceilings.fp32FlopsPerSecond
              ? "memory"
@@ -154,9 +153,9 @@ llvm::json::Value kf::toJSON(const ProblemAnalysis &analysis,
       {"floor_ms", analysis.floorSeconds(ceilings) * 1e3},
       {"floor_bound", analysis.floorBound(ceilings)},
       {"ceilings",
-       llvm::json::Object{{"device", ceilings.device},
-                          {"copy_bytes_per_second", ceilings.copyBytesPerSecond},
-                          {"fp32_flops_per_second", ceilings.fp32FlopsPerSecond},
-                          {"bf16_flops_per_second",
-                           ceilings.bf16FlopsPerSecond}}}};
+       llvm::json::Object{
+           {"device", ceilings.device},
+           {"copy_bytes_per_second", ceilings.copyBytesPerSecond},
+           {"fp32_flops_per_second", ceilings.fp32FlopsPerSecond},
+           {"bf16_flops_per_second", ceilings.bf16FlopsPerSecond}}}};
 }

@@ -33,12 +33,11 @@ bool isOtherThreadIndex(Operation *op) {
 
 /// Values that are the same in every thread of a block.
 bool isUniformSource(Operation *op) {
-  return isa<gpu::BlockIdOp, gpu::BlockDimOp, gpu::GridDimOp,
-             NVVM::BlockIdXOp, NVVM::BlockIdYOp, NVVM::BlockIdZOp,
-             NVVM::BlockDimXOp, NVVM::BlockDimYOp, NVVM::BlockDimZOp,
-             NVVM::GridDimXOp, NVVM::GridDimYOp, NVVM::GridDimZOp,
-             LLVM::AddressOfOp, LLVM::ZeroOp, LLVM::UndefOp, LLVM::PoisonOp>(
-             op) ||
+  return isa<gpu::BlockIdOp, gpu::BlockDimOp, gpu::GridDimOp, NVVM::BlockIdXOp,
+             NVVM::BlockIdYOp, NVVM::BlockIdZOp, NVVM::BlockDimXOp,
+             NVVM::BlockDimYOp, NVVM::BlockDimZOp, NVVM::GridDimXOp,
+             NVVM::GridDimYOp, NVVM::GridDimZOp, LLVM::AddressOfOp,
+             LLVM::ZeroOp, LLVM::UndefOp, LLVM::PoisonOp>(op) ||
          op->hasTrait<OpTrait::ConstantLike>();
 }
 
@@ -108,8 +107,7 @@ std::optional<int64_t> ThreadDependence::computeStride(Value value) {
         return std::nullopt;
       return strideX(forOp.getLowerBound());
     }
-    if (arg.getOwner()->isEntryBlock() &&
-        isa<FunctionOpInterface>(parent))
+    if (arg.getOwner()->isEntryBlock() && isa<FunctionOpInterface>(parent))
       return 0; // kernel arguments are uniform
     SmallVector<Value> incoming = incomingValues(arg);
     if (incoming.empty())
@@ -213,8 +211,8 @@ std::optional<int64_t> ThreadDependence::computeStride(Value value) {
               : getAffineSymbolExpr(index - numDims, op->getContext());
       // Coefficient: the expression's change when the operand grows by one.
       AffineExpr shifted = expr.replace(position, position + 1);
-      AffineExpr delta = simplifyAffineExpr(shifted - expr, numDims,
-                                            apply.getAffineMap().getNumSymbols());
+      AffineExpr delta = simplifyAffineExpr(
+          shifted - expr, numDims, apply.getAffineMap().getNumSymbols());
       auto constant = dyn_cast<AffineConstantExpr>(delta);
       if (!constant)
         return std::nullopt;
@@ -224,7 +222,8 @@ std::optional<int64_t> ThreadDependence::computeStride(Value value) {
   }
   if (auto select = dyn_cast<arith::SelectOp>(op)) {
     auto c = strideX(select.getCondition());
-    auto t = strideX(select.getTrueValue()), f = strideX(select.getFalseValue());
+    auto t = strideX(select.getTrueValue()),
+         f = strideX(select.getFalseValue());
     if (c == 0 && t && t == f)
       return t;
     return std::nullopt;

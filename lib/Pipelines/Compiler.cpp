@@ -2,8 +2,8 @@
 
 #include "kf/Pipelines/Compiler.h"
 
-#include "kf/Dialect/KF/KFOps.h"
 #include "kf/Analysis/KernelAnalysis.h"
+#include "kf/Dialect/KF/KFOps.h"
 #include "kf/Runtime/RuntimeKernels.h"
 #include "kf/Transforms/Schedules.h"
 
@@ -43,11 +43,11 @@ static LogicalResult checkLibDeviceResolved(ModuleOp lowered) {
         continue;
       StringRef rest = ptx.drop_front(pos);
       size_t name = rest.find("__nv_");
-      StringRef function =
-          name == StringRef::npos
-              ? StringRef("an external function")
-              : rest.drop_front(name).take_until(
-                    [](char c) { return !isalnum(c) && c != '_'; });
+      StringRef function = name == StringRef::npos
+                               ? StringRef("an external function")
+                               : rest.drop_front(name).take_until([](char c) {
+                                   return !isalnum(c) && c != '_';
+                                 });
       return binary.emitError()
              << "the kernels call " << function
              << " from CUDA's libdevice, but no CUDA toolkit with "
@@ -134,7 +134,8 @@ kf::compileCandidate(ModuleOp problem, StringRef problemName,
   if (schedule) {
     result.schedule = schedule->str();
   } else {
-    FailureOr<Schedule> defaultSchedule = buildDefaultSchedule(payloadReference);
+    FailureOr<Schedule> defaultSchedule =
+        buildDefaultSchedule(payloadReference);
     if (failed(defaultSchedule))
       return fail(CompileStage::Schedule);
     FailureOr<std::string> text =
@@ -219,9 +220,8 @@ kf::compileKernelCandidate(ModuleOp problem, StringRef problemName,
 
 FailureOr<kf::PlanModule>
 kf::compileRuntimeKernels(MLIRContext *context, const CompileOptions &options) {
-  OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(runtimeKernelsSource(), context,
-                                  "<kf runtime kernels>");
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
+      runtimeKernelsSource(), context, "<kf runtime kernels>");
   if (!module)
     return failure();
   PassManager pm(context);

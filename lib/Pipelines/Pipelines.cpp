@@ -52,10 +52,11 @@ std::string kf::findCUDAToolkit() {
         return *value;
   if (hasLibDevice("/usr/local/cuda"))
     return "/usr/local/cuda";
-  if (llvm::ErrorOr<std::string> ptxas = llvm::sys::findProgramByName("ptxas")) {
+  if (llvm::ErrorOr<std::string> ptxas =
+          llvm::sys::findProgramByName("ptxas")) {
     // <toolkit>/bin/ptxas
-    StringRef root = llvm::sys::path::parent_path(
-        llvm::sys::path::parent_path(*ptxas));
+    StringRef root =
+        llvm::sys::path::parent_path(llvm::sys::path::parent_path(*ptxas));
     if (hasLibDevice(root))
       return root.str();
   }
@@ -120,8 +121,8 @@ void kf::buildSerializePipeline(OpPassManager &pm,
                                 const LowerToPTXOptions &options) {
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = options.format;
-  binary.toolkitPath =
-      options.cudaPath.empty() ? findCUDAToolkit() : std::string(options.cudaPath);
+  binary.toolkitPath = options.cudaPath.empty() ? findCUDAToolkit()
+                                                : std::string(options.cudaPath);
   pm.addPass(createGpuModuleToBinaryPass(binary));
 }
 

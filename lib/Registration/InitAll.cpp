@@ -108,8 +108,8 @@ void kf::registerAllDialects(DialectRegistry &registry) {
                   bufferization::BufferizationDialect, cf::ControlFlowDialect,
                   func::FuncDialect, gpu::GPUDialect, index::IndexDialect,
                   linalg::LinalgDialect, LLVM::LLVMDialect, math::MathDialect,
-                  memref::MemRefDialect, nvgpu::NVGPUDialect,
-                  NVVM::NVVMDialect, scf::SCFDialect, tensor::TensorDialect,
+                  memref::MemRefDialect, nvgpu::NVGPUDialect, NVVM::NVVMDialect,
+                  scf::SCFDialect, tensor::TensorDialect,
                   transform::TransformDialect, ub::UBDialect,
                   vector::VectorDialect>();
 

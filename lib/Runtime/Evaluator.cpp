@@ -4,9 +4,9 @@
 
 #include "kf/Runtime/RuntimeKernels.h"
 
+#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/ADT/APFloat.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -49,13 +49,16 @@ std::optional<EvalStatus> kf::symbolizeEvalStatus(llvm::StringRef text) {
 }
 
 llvm::json::Value kf::toJSON(const EvalConfig &c) {
-  return llvm::json::Object{
-      {"device", c.device},          {"trials", c.trials},
-      {"seed", (int64_t)c.seed},     {"input_sets", c.inputSets},
-      {"warmup_runs", c.warmupRuns}, {"min_timed_runs", c.minTimedRuns},
-      {"max_timed_runs", c.maxTimedRuns},
-      {"time_budget_ms", c.timeBudgetMs},
-      {"flush_l2", c.flushL2},       {"time_reference", c.timeReference}};
+  return llvm::json::Object{{"device", c.device},
+                            {"trials", c.trials},
+                            {"seed", (int64_t)c.seed},
+                            {"input_sets", c.inputSets},
+                            {"warmup_runs", c.warmupRuns},
+                            {"min_timed_runs", c.minTimedRuns},
+                            {"max_timed_runs", c.maxTimedRuns},
+                            {"time_budget_ms", c.timeBudgetMs},
+                            {"flush_l2", c.flushL2},
+                            {"time_reference", c.timeReference}};
 }
 
 bool kf::fromJSON(const llvm::json::Value &value, EvalConfig &c,
@@ -76,9 +79,9 @@ bool kf::fromJSON(const llvm::json::Value &value, EvalConfig &c,
 }
 
 static llvm::json::Value toJSON(const TimingStats &t) {
-  return llvm::json::Object{{"runs", t.runs},       {"median_ms", t.medianMs},
-                            {"min_ms", t.minMs},    {"max_ms", t.maxMs},
-                            {"p10_ms", t.p10Ms},    {"p90_ms", t.p90Ms}};
+  return llvm::json::Object{{"runs", t.runs},    {"median_ms", t.medianMs},
+                            {"min_ms", t.minMs}, {"max_ms", t.maxMs},
+                            {"p10_ms", t.p10Ms}, {"p90_ms", t.p90Ms}};
 }
 
 static bool fromJSON(const llvm::json::Value &value, TimingStats &t,
@@ -110,14 +113,14 @@ llvm::json::Value kf::toJSON(const EvalResult &r) {
     object["reference_time"] = ::toJSON(*r.referenceTime);
   llvm::json::Array kernels;
   for (const KernelResources &k : r.kernels)
-    kernels.push_back(llvm::json::Object{
-        {"name", k.name},
-        {"registers", k.registers},
-        {"static_shared_bytes", k.staticSharedBytes},
-        {"dynamic_shared_bytes", k.dynamicSharedBytes},
-        {"local_bytes", k.localBytes},
-        {"threads_per_block", k.threadsPerBlock},
-        {"max_threads_per_block", k.maxThreadsPerBlock}});
+    kernels.push_back(
+        llvm::json::Object{{"name", k.name},
+                           {"registers", k.registers},
+                           {"static_shared_bytes", k.staticSharedBytes},
+                           {"dynamic_shared_bytes", k.dynamicSharedBytes},
+                           {"local_bytes", k.localBytes},
+                           {"threads_per_block", k.threadsPerBlock},
+                           {"max_threads_per_block", k.maxThreadsPerBlock}});
   object["kernels"] = std::move(kernels);
   return object;
 }
@@ -249,7 +252,8 @@ OutputErrors kf::compareOnHost(const TensorSpec &tensor, llvm::StringRef out,
       errors.maxAbsError = std::max(errors.maxAbsError, absError);
       // Relative errors only where the reference is not zero.
       if (std::fabs(r) > 0)
-        errors.maxRelError = std::max(errors.maxRelError, absError / std::fabs(r));
+        errors.maxRelError =
+            std::max(errors.maxRelError, absError / std::fabs(r));
     }
     if (!ok) {
       if (errors.mismatches == 0)
@@ -368,7 +372,7 @@ private:
   CudaDriver &driver;
   const LaunchPlan &plan;
   std::vector<CUmodule> modules;
-  std::vector<CUfunction> functions; // per step (null for non-launches)
+  std::vector<CUfunction> functions;     // per step (null for non-launches)
   std::vector<DeviceBuffer> temporaries; // per plan buffer (empty for args)
 };
 
@@ -400,8 +404,7 @@ LoadedPlan::load(CudaDriver &driver, const LaunchPlan &plan,
     if (result != CUDA_SUCCESS)
       return evalError(
           EvalStatus::LoadError,
-          llvm::Twine(role) + " module @" + entry.first() +
-              " does not load: " +
+          llvm::Twine(role) + " module @" + entry.first() + " does not load: " +
               llvm::toString(driver.check(result, "cuModuleLoadDataEx")) +
               (errorLog[0] ? llvm::Twine("\n") + errorLog : llvm::Twine("")));
     loaded->modules.push_back(handle);
@@ -448,14 +451,13 @@ LoadedPlan::load(CudaDriver &driver, const LaunchPlan &plan,
 
     // Resource limits, checked before anything launches.
     if (resources.threadsPerBlock > resources.maxThreadsPerBlock)
-      return evalError(EvalStatus::ResourceLimit,
-                       llvm::formatv("{0} kernel {1} launches {2} threads per "
-                                     "block; with {3} registers per thread "
-                                     "it can run at most {4}",
-                                     role, resources.name,
-                                     resources.threadsPerBlock,
-                                     resources.registers,
-                                     resources.maxThreadsPerBlock));
+      return evalError(
+          EvalStatus::ResourceLimit,
+          llvm::formatv("{0} kernel {1} launches {2} threads per "
+                        "block; with {3} registers per thread "
+                        "it can run at most {4}",
+                        role, resources.name, resources.threadsPerBlock,
+                        resources.registers, resources.maxThreadsPerBlock));
     int64_t shared = resources.staticSharedBytes + step.dynamicSharedBytes;
     if (shared > device.maxSharedMemPerBlockOptin)
       return evalError(EvalStatus::ResourceLimit,
@@ -492,9 +494,9 @@ Error LoadedPlan::enqueue(CUstream stream,
       break;
     case PlanStep::Kind::Copy:
       if (Error error = driver.check(
-              driver.cuMemcpyDtoD(address(step.buffer) + step.destinationOffset,
-                                  address(step.sourceBuffer) + step.sourceOffset,
-                                  step.bytes),
+              driver.cuMemcpyDtoD(
+                  address(step.buffer) + step.destinationOffset,
+                  address(step.sourceBuffer) + step.sourceOffset, step.bytes),
               "cuMemcpyDtoD"))
         return error;
       break;
@@ -530,8 +532,8 @@ Error LoadedPlan::enqueue(CUstream stream,
       if (result != CUDA_SUCCESS)
         return evalError(
             isFaultCode(result) ? EvalStatus::Fault : EvalStatus::LoadError,
-            llvm::toString(driver.check(
-                result, "cuLaunchKernel(" + step.kernel + ")")));
+            llvm::toString(
+                driver.check(result, "cuLaunchKernel(" + step.kernel + ")")));
       break;
     }
     }
@@ -594,10 +596,10 @@ Error GpuEvaluator::Impl::initialize(const PlanModule &runtimeKernels) {
   std::string image = runtimeKernels.image;
   if (runtimeKernels.format == PlanModule::Format::PTX)
     image.push_back('\0');
-  if (Error error = driver.check(
-          driver.cuModuleLoadDataEx(&runtimeModule, image.data(), 0, nullptr,
-                                    nullptr),
-          "cuModuleLoadDataEx(kf runtime kernels)"))
+  if (Error error =
+          driver.check(driver.cuModuleLoadDataEx(&runtimeModule, image.data(),
+                                                 0, nullptr, nullptr),
+                       "cuModuleLoadDataEx(kf runtime kernels)"))
     return error;
   // Everything runs on the legacy default stream: the synchronous copies
   // and memsets the evaluator uses between kernels are ordered with the
@@ -611,7 +613,8 @@ Error GpuEvaluator::Impl::initialize(const PlanModule &runtimeKernels) {
     return error;
   // Writing twice the L2's size evicts whatever a previous run left there.
   Expected<DeviceBuffer> flush = DeviceBuffer::allocate(
-      driver, roundUp(std::max(2 * (int64_t)info.l2CacheBytes, int64_t(1) << 20), 256));
+      driver,
+      roundUp(std::max(2 * (int64_t)info.l2CacheBytes, int64_t(1) << 20), 256));
   if (!flush)
     return flush.takeError();
   flushBuffer = std::move(*flush);
@@ -625,10 +628,10 @@ Error GpuEvaluator::Impl::initialize(const PlanModule &runtimeKernels) {
 Error GpuEvaluator::Impl::launchRuntime(llvm::StringRef name, int64_t elements,
                                         KernelArguments &args) {
   CUfunction function = nullptr;
-  if (Error error = driver.check(
-          driver.cuModuleGetFunction(&function, runtimeModule,
-                                     name.str().c_str()),
-          "cuModuleGetFunction(" + name.str() + ")"))
+  if (Error error =
+          driver.check(driver.cuModuleGetFunction(&function, runtimeModule,
+                                                  name.str().c_str()),
+                       "cuModuleGetFunction(" + name.str() + ")"))
     return error;
   int64_t threads = 256;
   int64_t blocks = std::clamp<int64_t>((elements + threads - 1) / threads, 1,
@@ -693,8 +696,8 @@ Expected<OutputErrors> GpuEvaluator::Impl::compare(const TensorSpec &tensor,
   args.addF64(atol);
   args.addF64(rtol);
   args.addVector(statsBuffer.get(), 4);
-  if (Error error = launchRuntime(runtimeKernelName("compare", tensor.elementType),
-                                  n, args))
+  if (Error error = launchRuntime(
+          runtimeKernelName("compare", tensor.elementType), n, args))
     return std::move(error);
   if (Error error = synchronize("comparing outputs"))
     return std::move(error);
@@ -743,7 +746,8 @@ Expected<std::vector<double>> GpuEvaluator::Impl::timeRuns(
     llvm::ArrayRef<llvm::SmallVector<CUdeviceptr>> argumentSets,
     const EvalConfig &config) {
   for (unsigned i = 0; i < config.warmupRuns; ++i)
-    if (Error error = plan.enqueue(stream, argumentSets[i % argumentSets.size()]))
+    if (Error error =
+            plan.enqueue(stream, argumentSets[i % argumentSets.size()]))
       return std::move(error);
   if (Error error = synchronize("warm-up runs"))
     return std::move(error);
@@ -753,9 +757,9 @@ Expected<std::vector<double>> GpuEvaluator::Impl::timeRuns(
     if (run >= config.minTimedRuns && spent >= config.timeBudgetMs)
       break;
     if (config.flushL2)
-      if (Error error = driver.check(
-              driver.cuMemsetD32(flushBuffer.get(), run, flushBuffer.size() / 4),
-              "cuMemsetD32(L2 flush)"))
+      if (Error error = driver.check(driver.cuMemsetD32(flushBuffer.get(), run,
+                                                        flushBuffer.size() / 4),
+                                     "cuMemsetD32(L2 flush)"))
         return std::move(error);
     driver.cuEventRecord(start, stream);
     if (Error error =
@@ -806,13 +810,12 @@ Error GpuEvaluator::Impl::run(EvalResult &result, const ProblemSpec &spec,
   unsigned numInputs = spec.inputs.size(), numOutputs = spec.outputs.size();
   for (const LaunchPlan *plan : {&reference, &candidate})
     if (plan->numArguments != numInputs + numOutputs)
-      return evalError(EvalStatus::LoadError,
-                       llvm::formatv("the {0} takes {1} buffers; the problem "
-                                     "has {2} inputs and {3} outputs",
-                                     plan == &reference ? "reference"
-                                                        : "candidate",
-                                     plan->numArguments, numInputs,
-                                     numOutputs));
+      return evalError(
+          EvalStatus::LoadError,
+          llvm::formatv("the {0} takes {1} buffers; the problem "
+                        "has {2} inputs and {3} outputs",
+                        plan == &reference ? "reference" : "candidate",
+                        plan->numArguments, numInputs, numOutputs));
 
   // Load both plans first: a candidate over the device's limits never runs.
   llvm::SmallVector<KernelResources> ignored;
@@ -829,8 +832,8 @@ Error GpuEvaluator::Impl::run(EvalResult &result, const ProblemSpec &spec,
   // inputs, reference outputs, candidate outputs. Sizes are rounded up to
   // 256 bytes and zero-filled so that raw-word comparisons see whole words.
   auto allocate = [&](int64_t bytes) -> Expected<DeviceBuffer> {
-    Expected<DeviceBuffer> buffer =
-        DeviceBuffer::allocate(driver, roundUp(std::max<int64_t>(bytes, 1), 256));
+    Expected<DeviceBuffer> buffer = DeviceBuffer::allocate(
+        driver, roundUp(std::max<int64_t>(bytes, 1), 256));
     if (!buffer)
       return withStatus(buffer.takeError(), EvalStatus::ResourceLimit);
     if (Error error = driver.check(
@@ -884,10 +887,10 @@ Error GpuEvaluator::Impl::run(EvalResult &result, const ProblemSpec &spec,
   auto poison = [&](unsigned trial) -> Error {
     for (auto [index, output] : llvm::enumerate(spec.outputs)) {
       unsigned char pattern = output.isFloat() || trial % 2 == 0 ? 0xFF : 0x5A;
-      if (Error error = driver.check(
-              driver.cuMemsetD8(candidateOutputs[index].get(), pattern,
-                                output.bytes()),
-              "cuMemsetD8(poison)"))
+      if (Error error =
+              driver.check(driver.cuMemsetD8(candidateOutputs[index].get(),
+                                             pattern, output.bytes()),
+                           "cuMemsetD8(poison)"))
         return error;
     }
     return Error::success();
@@ -931,11 +934,11 @@ Error GpuEvaluator::Impl::run(EvalResult &result, const ProblemSpec &spec,
     if (Error error = fillSet(0, seed))
       return error;
     for (auto [index, input] : llvm::enumerate(spec.inputs))
-      if (Error error = driver.check(
-              driver.cuMemcpyDtoD(pristine[index].get(),
-                                  inputSets[0][index].get(),
-                                  inputSets[0][index].size()),
-              "cuMemcpyDtoD(pristine inputs)"))
+      if (Error error =
+              driver.check(driver.cuMemcpyDtoD(pristine[index].get(),
+                                               inputSets[0][index].get(),
+                                               inputSets[0][index].size()),
+                           "cuMemcpyDtoD(pristine inputs)"))
         return error;
     if (Error error =
             (*referencePlan)->enqueue(stream, arguments(0, referenceOutputs)))
@@ -965,10 +968,9 @@ Error GpuEvaluator::Impl::run(EvalResult &result, const ProblemSpec &spec,
       return correct.takeError();
     if (!*correct) {
       result.status = EvalStatus::Incorrect;
-      result.message =
-          mismatchMessage(("in trial " + llvm::Twine(trial) + " (seed " +
-                           llvm::Twine(seed) + ")")
-                              .str());
+      result.message = mismatchMessage(("in trial " + llvm::Twine(trial) +
+                                        " (seed " + llvm::Twine(seed) + ")")
+                                           .str());
       return Error::success();
     }
   }
@@ -1019,8 +1021,7 @@ Error GpuEvaluator::Impl::run(EvalResult &result, const ProblemSpec &spec,
 
 Expected<PlanIO> GpuEvaluator::Impl::runForIO(const ProblemSpec &spec,
                                               const LaunchPlan &plan,
-                                              uint64_t seed,
-                                              int64_t maxBytes) {
+                                              uint64_t seed, int64_t maxBytes) {
   int64_t total = 0;
   for (const TensorSpec &tensor :
        llvm::concat<const TensorSpec>(spec.inputs, spec.outputs))
@@ -1039,8 +1040,8 @@ Expected<PlanIO> GpuEvaluator::Impl::runForIO(const ProblemSpec &spec,
   llvm::SmallVector<CUdeviceptr> arguments;
   for (const TensorSpec &tensor :
        llvm::concat<const TensorSpec>(spec.inputs, spec.outputs)) {
-    Expected<DeviceBuffer> buffer =
-        DeviceBuffer::allocate(driver, roundUp(std::max<int64_t>(tensor.bytes(), 1), 256));
+    Expected<DeviceBuffer> buffer = DeviceBuffer::allocate(
+        driver, roundUp(std::max<int64_t>(tensor.bytes(), 1), 256));
     if (!buffer)
       return buffer.takeError();
     arguments.push_back(buffer->get());
@@ -1092,8 +1093,8 @@ GpuEvaluator::create(int device, const PlanModule &runtimeKernels) {
   Expected<DeviceInfo> info = queryDevice(device);
   if (!info)
     return info.takeError();
-  auto impl = std::make_unique<Impl>(*driver, std::move(*context),
-                                     std::move(*info));
+  auto impl =
+      std::make_unique<Impl>(*driver, std::move(*context), std::move(*info));
   if (Error error = impl->initialize(runtimeKernels))
     return std::move(error);
   return std::unique_ptr<GpuEvaluator>(new GpuEvaluator(std::move(impl)));

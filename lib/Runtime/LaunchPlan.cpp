@@ -13,8 +13,9 @@ using namespace mlir;
 using namespace kf;
 
 unsigned LaunchPlan::numLaunches() const {
-  return llvm::count_if(
-      steps, [](const PlanStep &s) { return s.kind == PlanStep::Kind::Launch; });
+  return llvm::count_if(steps, [](const PlanStep &s) {
+    return s.kind == PlanStep::Kind::Launch;
+  });
 }
 
 namespace {
@@ -175,7 +176,8 @@ LogicalResult PlanBuilder::visitLaunch(gpu::LaunchFuncOp launch) {
   Value gridValues[] = {grid.x, grid.y, grid.z};
   Value blockValues[] = {block.x, block.y, block.z};
   for (int d = 0; d < 3; ++d) {
-    FailureOr<int64_t> g = constantIndex(gridValues[d], launch, "the grid size");
+    FailureOr<int64_t> g =
+        constantIndex(gridValues[d], launch, "the grid size");
     FailureOr<int64_t> b =
         constantIndex(blockValues[d], launch, "the block size");
     if (failed(g) || failed(b))
@@ -242,7 +244,7 @@ LogicalResult PlanBuilder::visit(Operation *op) {
           unsigned width = isa<IndexType>(intAttr.getType())
                                ? 64
                                : intAttr.getType().getIntOrFloatBitWidth();
-          values[constant] = {HostValue::Kind::Integer, 0, 0,
+          values[constant] = {HostValue::Kind::Integer,          0, 0,
                               intAttr.getValue().getSExtValue(), 0, width};
           return success();
         }
@@ -253,7 +255,7 @@ LogicalResult PlanBuilder::visit(Operation *op) {
                    << "passes a " << width
                    << "-bit float to a kernel; only f32 and f64 scalars are "
                       "supported as kernel arguments";
-          values[constant] = {HostValue::Kind::Float, 0, 0, 0,
+          values[constant] = {HostValue::Kind::Float,       0,    0, 0,
                               floatAttr.getValueAsDouble(), width};
           return success();
         }
@@ -287,8 +289,7 @@ LogicalResult PlanBuilder::visit(Operation *op) {
       .Case([&](memref::DeallocOp dealloc) -> LogicalResult {
         auto it = values.find(dealloc.getMemref());
         if (it == values.end() || it->second.byteOffset != 0 ||
-            plan.buffers[it->second.buffer].kind !=
-                PlanBuffer::Kind::Temporary)
+            plan.buffers[it->second.buffer].kind != PlanBuffer::Kind::Temporary)
           return dealloc.emitError()
                  << "frees something that is not a temporary allocation";
         PlanStep step;
@@ -302,12 +303,10 @@ LogicalResult PlanBuilder::visit(Operation *op) {
         auto target = values.find(copy.getTarget());
         auto sourceType = dyn_cast<MemRefType>(copy.getSource().getType());
         auto targetType = dyn_cast<MemRefType>(copy.getTarget().getType());
-        FailureOr<int64_t> bytes =
-            sourceType ? contiguousBytes(sourceType)
-                       : FailureOr<int64_t>(failure());
-        if (source == values.end() || target == values.end() ||
-            failed(bytes) || !targetType ||
-            failed(contiguousBytes(targetType)))
+        FailureOr<int64_t> bytes = sourceType ? contiguousBytes(sourceType)
+                                              : FailureOr<int64_t>(failure());
+        if (source == values.end() || target == values.end() || failed(bytes) ||
+            !targetType || failed(contiguousBytes(targetType)))
           return copy.emitError()
                  << "copies between views the runtime cannot address as "
                     "contiguous buffers";
@@ -328,8 +327,7 @@ LogicalResult PlanBuilder::visit(Operation *op) {
           [&](Operation *view) -> LogicalResult {
             auto it = values.find(view->getOperand(0));
             auto type = dyn_cast<MemRefType>(view->getResult(0).getType());
-            if (it == values.end() || !type ||
-                failed(contiguousBytes(type)))
+            if (it == values.end() || !type || failed(contiguousBytes(type)))
               return view->emitError()
                      << "reshapes to a view the runtime cannot address as a "
                         "contiguous buffer";
@@ -385,8 +383,8 @@ LogicalResult kf::checkHostCode(ModuleOp module) {
   for (auto function : module.getOps<func::FuncOp>()) {
     if (function.isExternal())
       continue;
-    if (failed(PlanBuilder(module, function, /*requireBinaries=*/false)
-                   .build()))
+    if (failed(
+            PlanBuilder(module, function, /*requireBinaries=*/false).build()))
       ok = false;
   }
   return success(ok);

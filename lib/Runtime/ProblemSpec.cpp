@@ -53,8 +53,8 @@ kf::ProblemSpec kf::buildProblemSpec(ProblemOp problem) {
       input.distribution = {Distribution::Kind::Normal, normal.getMeanValue(),
                             normal.getStdValue()};
     else if (auto range = dyn_cast<IntRangeAttr>(distribution))
-      input.distribution = {Distribution::Kind::IntRange,
-                            (double)range.getLo(), (double)range.getHi()};
+      input.distribution = {Distribution::Kind::IntRange, (double)range.getLo(),
+                            (double)range.getHi()};
     spec.inputs.push_back(std::move(input));
   }
   for (Type type : reference.getResultTypes()) {
@@ -85,10 +85,10 @@ static llvm::json::Value toJSON(const kf::TensorSpec &tensor) {
   return llvm::json::Object{
       {"type", tensor.elementType},
       {"shape", llvm::json::Array(tensor.shape)},
-      {"distribution", llvm::json::Object{{"kind", kindName(
-                                                       tensor.distribution.kind)},
-                                          {"a", tensor.distribution.a},
-                                          {"b", tensor.distribution.b}}}};
+      {"distribution",
+       llvm::json::Object{{"kind", kindName(tensor.distribution.kind)},
+                          {"a", tensor.distribution.a},
+                          {"b", tensor.distribution.b}}}};
 }
 
 static bool fromJSON(const llvm::json::Value &value, kf::TensorSpec &tensor,
@@ -141,8 +141,8 @@ bool kf::fromJSON(const llvm::json::Value &value, ProblemSpec &spec,
       !mapper.map("atol", spec.atol) || !mapper.map("rtol", spec.rtol))
     return false;
   const llvm::json::Object *object = value.getAsObject();
-  for (auto [field, list] :
-       {std::pair{"inputs", &spec.inputs}, std::pair{"outputs", &spec.outputs}}) {
+  for (auto [field, list] : {std::pair{"inputs", &spec.inputs},
+                             std::pair{"outputs", &spec.outputs}}) {
     const llvm::json::Array *array = object->getArray(field);
     if (!array) {
       path.field(field).report("expected an array");

@@ -229,7 +229,9 @@ constexpr StringLiteral kCountDiff = R"mlir(
     }
 )mlir";
 
-bool isFloatType(StringRef type) { return type.starts_with("f") || type == "bf16"; }
+bool isFloatType(StringRef type) {
+  return type.starts_with("f") || type == "bf16";
+}
 
 /// MLIR that converts %{name}t of `type` to %{name} (f64).
 std::string toF64(StringRef type, StringRef name) {
@@ -256,7 +258,9 @@ std::string kf::runtimeKernelsSource() {
     std::string value = wide ? "%v64" : "%v";
     if (isFloatType(type)) {
       std::string convert =
-          wide ? "" : ("        %v = arith.truncf %v64 : f64 to " + type + "\n").str();
+          wide ? ""
+               : ("        %v = arith.truncf %v64 : f64 to " + type + "\n")
+                     .str();
       for (StringRef text : {StringRef(kFillUniform), StringRef(kFillNormal)})
         body += substitute(text, {{"T", type.str()},
                                   {"LOOP", loop},
@@ -265,7 +269,9 @@ std::string kf::runtimeKernelsSource() {
                                   {"V", value}});
     } else {
       std::string convert =
-          wide ? "" : ("        %v = arith.trunci %v64 : i64 to " + type + "\n").str();
+          wide ? ""
+               : ("        %v = arith.trunci %v64 : i64 to " + type + "\n")
+                     .str();
       body += substitute(kFillInt, {{"T", type.str()},
                                     {"LOOP", loop},
                                     {"HASH", hash},

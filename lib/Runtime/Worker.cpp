@@ -35,8 +35,7 @@ EvalResult failure(EvalStatus status, const llvm::Twine &message) {
 /// Parses a lowered module and reads its launch plan; diagnostics go to
 /// `errors`.
 mlir::FailureOr<LaunchPlan> readPlan(mlir::MLIRContext &context,
-                                     llvm::StringRef text,
-                                     llvm::StringRef name,
+                                     llvm::StringRef text, llvm::StringRef name,
                                      std::string &errors) {
   mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &diag) {
     llvm::raw_string_ostream os(errors);
@@ -62,8 +61,9 @@ int kf::runWorker(
       continue;
     llvm::Expected<llvm::json::Value> request = llvm::json::parse(line);
     if (!request) {
-      reply(failure(EvalStatus::InternalError,
-                    "malformed request: " + llvm::toString(request.takeError())));
+      reply(
+          failure(EvalStatus::InternalError,
+                  "malformed request: " + llvm::toString(request.takeError())));
       continue;
     }
     const llvm::json::Object *object = request->getAsObject();
@@ -100,7 +100,8 @@ int kf::runWorker(
       llvm::Expected<std::unique_ptr<GpuEvaluator>> created =
           GpuEvaluator::create(config.device, *kernels);
       if (!created) {
-        reply(failure(EvalStatus::NoDevice, llvm::toString(created.takeError())));
+        reply(
+            failure(EvalStatus::NoDevice, llvm::toString(created.takeError())));
         return 4;
       }
       evaluator = std::move(*created);
@@ -122,7 +123,8 @@ int kf::runWorker(
       if (!io) {
         EvalResult result = failure(EvalStatus::InternalError, "");
         result.message = llvm::toString(io.takeError());
-        result.contextLost = result.message.find("ILLEGAL") != std::string::npos;
+        result.contextLost =
+            result.message.find("ILLEGAL") != std::string::npos;
         reply(result);
         if (result.contextLost)
           return 3;
@@ -135,10 +137,11 @@ int kf::runWorker(
         outputs.push_back(llvm::encodeBase64(bytes));
       std::string line;
       llvm::raw_string_ostream os(line);
-      os << llvm::json::Value(llvm::json::Object{{"status", "correct"},
-                                                 {"message", "ok"},
-                                                 {"inputs", std::move(inputs)},
-                                                 {"outputs", std::move(outputs)}});
+      os << llvm::json::Value(
+          llvm::json::Object{{"status", "correct"},
+                             {"message", "ok"},
+                             {"inputs", std::move(inputs)},
+                             {"outputs", std::move(outputs)}});
       std::cout << line << "\n" << std::flush;
       continue;
     }
@@ -162,8 +165,7 @@ int kf::runWorker(
 
 llvm::Expected<llvm::json::Value>
 WorkerClient::exchange(llvm::json::Object request,
-                       std::chrono::milliseconds timeout,
-                       EvalResult &result) {
+                       std::chrono::milliseconds timeout, EvalResult &result) {
   auto giveUp = [&](EvalResult failed) -> llvm::Expected<llvm::json::Value> {
     result = std::move(failed);
     return llvm::createStringError(result.message);
@@ -275,10 +277,9 @@ WorkerClient::runForIO(const ProblemSpec &spec, llvm::StringRef plan,
     return reply.takeError();
   const llvm::json::Object *object = reply->getAsObject();
   if (!object || object->getString("status") != "correct") {
-    std::string message =
-        object && object->getString("message")
-            ? object->getString("message")->str()
-            : std::string("malformed reply");
+    std::string message = object && object->getString("message")
+                              ? object->getString("message")->str()
+                              : std::string("malformed reply");
     if (object && (object->getString("status") == "no-device" ||
                    object->getBoolean("context_lost").value_or(false))) {
       process->wait();
@@ -287,8 +288,8 @@ WorkerClient::runForIO(const ProblemSpec &spec, llvm::StringRef plan,
     return llvm::createStringError(message);
   }
   PlanIO io;
-  for (auto [field, list] : {std::pair{"inputs", &io.inputs},
-                             std::pair{"outputs", &io.outputs}}) {
+  for (auto [field, list] :
+       {std::pair{"inputs", &io.inputs}, std::pair{"outputs", &io.outputs}}) {
     const llvm::json::Array *array = object->getArray(field);
     if (!array)
       return llvm::createStringError("the reply has no %s", field);
@@ -296,8 +297,7 @@ WorkerClient::runForIO(const ProblemSpec &spec, llvm::StringRef plan,
       std::vector<char> bytes;
       std::optional<llvm::StringRef> text = value.getAsString();
       if (!text)
-        return llvm::createStringError("the reply's %s are not strings",
-                                       field);
+        return llvm::createStringError("the reply's %s are not strings", field);
       if (llvm::Error error = llvm::decodeBase64(*text, bytes))
         return std::move(error);
       list->emplace_back(bytes.begin(), bytes.end());

@@ -87,9 +87,9 @@ struct KFAnnotateVectorAlignmentPass
       int64_t alignment = accessAlignment(base, indices, vectorBytes);
       if (alignment * 8 <= (int64_t)vector.getElementTypeBitWidth())
         return;
-      op->setAttr("alignment",
-                  IntegerAttr::get(IntegerType::get(op->getContext(), 64),
-                                   alignment));
+      op->setAttr(
+          "alignment",
+          IntegerAttr::get(IntegerType::get(op->getContext(), 64), alignment));
       ++numAligned;
     };
     getOperation().walk([&](Operation *op) {

@@ -55,15 +55,14 @@ LogicalResult materializeBuffer(memref::AllocOp alloc, gpu::LaunchOp launch,
                                 int64_t padding) {
   MemRefType type = alloc.getType();
   if (!type.hasStaticShape() || !type.getLayout().isIdentity())
-    return alloc.emitError()
-           << "workgroup buffer " << type
-           << " must have a static shape and identity layout";
+    return alloc.emitError() << "workgroup buffer " << type
+                             << " must have a static shape and identity layout";
   SmallVector<int64_t> paddedShape(type.getShape());
   if (padding > 0 && !paddedShape.empty())
     paddedShape.back() += padding;
-  auto paddedType = MemRefType::get(paddedShape, type.getElementType(),
-                                    MemRefLayoutAttrInterface(),
-                                    type.getMemorySpace());
+  auto paddedType =
+      MemRefType::get(paddedShape, type.getElementType(),
+                      MemRefLayoutAttrInterface(), type.getMemorySpace());
   BlockArgument attribution =
       launch.addWorkgroupAttribution(paddedType, alloc.getLoc());
   Value replacement = attribution;
@@ -75,8 +74,8 @@ LogicalResult materializeBuffer(memref::AllocOp alloc, gpu::LaunchOp launch,
     SmallVector<OpFoldResult> sizes;
     for (int64_t size : type.getShape())
       sizes.push_back(builder.getIndexAttr(size));
-    replacement = memref::SubViewOp::create(builder, alloc.getLoc(), attribution,
-                                            offsets, sizes, strides);
+    replacement = memref::SubViewOp::create(
+        builder, alloc.getLoc(), attribution, offsets, sizes, strides);
   }
   for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
     if (isa<memref::DeallocOp>(user))
@@ -105,8 +104,8 @@ void distributeCopy(memref::CopyOp copy) {
   Value bx = gpu::BlockDimOp::create(builder, loc, gpu::Dimension::x);
   Value by = gpu::BlockDimOp::create(builder, loc, gpu::Dimension::y);
   Value bz = gpu::BlockDimOp::create(builder, loc, gpu::Dimension::z);
-  Value yz = arith::AddIOp::create(
-      builder, loc, ty, arith::MulIOp::create(builder, loc, tz, by));
+  Value yz = arith::AddIOp::create(builder, loc, ty,
+                                   arith::MulIOp::create(builder, loc, tz, by));
   Value linear = arith::AddIOp::create(
       builder, loc, tx, arith::MulIOp::create(builder, loc, yz, bx));
   Value threads = arith::MulIOp::create(
@@ -125,7 +124,8 @@ void distributeCopy(memref::CopyOp copy) {
         indices[dim] = remaining;
         break;
       }
-      indices[dim] = arith::RemUIOp::create(builder, loc, remaining, sizes[dim]);
+      indices[dim] =
+          arith::RemUIOp::create(builder, loc, remaining, sizes[dim]);
       remaining = arith::DivUIOp::create(builder, loc, remaining, sizes[dim]);
     }
     Value value = memref::LoadOp::create(builder, loc, source, indices);

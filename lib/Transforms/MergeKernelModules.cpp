@@ -26,15 +26,15 @@ struct KFMergeKernelModulesPass
       return;
     OpBuilder builder(kernelModules.front());
     SymbolTable moduleSymbols(module);
-    auto merged =
-        gpu::GPUModuleOp::create(builder, module.getLoc(), "kernels");
+    auto merged = gpu::GPUModuleOp::create(builder, module.getLoc(), "kernels");
     moduleSymbols.insert(merged);
     SymbolTable mergedSymbols(merged);
 
     // Old (module, kernel) -> new kernel name.
     llvm::DenseMap<std::pair<StringAttr, StringAttr>, StringAttr> renamed;
     for (gpu::GPUModuleOp kernelModule : kernelModules) {
-      if (kernelModule.getTargetsAttr() || kernelModule->getAttrs().size() > 1) {
+      if (kernelModule.getTargetsAttr() ||
+          kernelModule->getAttrs().size() > 1) {
         kernelModule.emitError()
             << "has targets or attributes; merge kernel modules before "
                "attaching a target";
@@ -61,8 +61,8 @@ struct KFMergeKernelModulesPass
       }
     }
     module.walk([&](gpu::LaunchFuncOp launch) {
-      auto key = std::make_pair(launch.getKernelModuleName(),
-                                launch.getKernelName());
+      auto key =
+          std::make_pair(launch.getKernelModuleName(), launch.getKernelName());
       auto it = renamed.find(key);
       if (it == renamed.end())
         return;

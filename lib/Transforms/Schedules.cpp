@@ -121,8 +121,7 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
   os << ")\n";
 
   SmallVector<SmallVector<int64_t, 3>> blockDims;
-  for (auto [index, info, opSchedule] :
-       llvm::enumerate(*ops, schedule.ops)) {
+  for (auto [index, info, opSchedule] : llvm::enumerate(*ops, schedule.ops)) {
     unsigned numParallel = info.parallelSizes.size();
     if (opSchedule.blockTile.size() != numParallel ||
         opSchedule.threads.size() != numParallel)

@@ -20,16 +20,16 @@
 #include "kf/Version.h"
 
 #include "mlir/IR/AsmState.h"
-#include "mlir/Tools/mlir-opt/MlirOptMain.h"
-#include "llvm/Support/Path.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -38,24 +38,24 @@
 using namespace llvm;
 using namespace mlir;
 
-static cl::SubCommand compileCommand("compile",
-                                     "Compile a problem with a schedule to PTX");
-static cl::SubCommand evalCommand(
-    "eval", "Evaluate one candidate on the GPU and print a JSON result");
+static cl::SubCommand
+    compileCommand("compile", "Compile a problem with a schedule to PTX");
+static cl::SubCommand
+    evalCommand("eval",
+                "Evaluate one candidate on the GPU and print a JSON result");
 static cl::SubCommand checkReferenceCommand(
     "check-reference",
     "Cross-check the GPU reference (default schedule) against the reference "
     "run on the CPU with MLIR's ExecutionEngine, on the same inputs");
-static cl::SubCommand workerCommand(
-    "worker", "Internal: the isolated GPU measurement process");
+static cl::SubCommand
+    workerCommand("worker", "Internal: the isolated GPU measurement process");
 
 static cl::OptionCategory category("kf-evolve options");
 
-static cl::opt<std::string> problemPath(cl::Positional, cl::desc("<problem.mlir>"),
-                                        cl::sub(compileCommand),
-                                        cl::sub(evalCommand),
-                                        cl::sub(checkReferenceCommand),
-                                        cl::cat(category));
+static cl::opt<std::string>
+    problemPath(cl::Positional, cl::desc("<problem.mlir>"),
+                cl::sub(compileCommand), cl::sub(evalCommand),
+                cl::sub(checkReferenceCommand), cl::cat(category));
 static cl::list<std::string> schedulePaths(
     "schedule",
     cl::desc("A candidate given as a transform script (default: kf's default "
@@ -68,13 +68,12 @@ static cl::list<std::string> kernelPaths(
              "takes the inputs then outputs as memrefs and launches kernels"),
     cl::value_desc("file"), cl::sub(compileCommand), cl::sub(evalCommand),
     cl::cat(category));
-static cl::opt<std::string> problemName("problem-name",
-                                        cl::desc("Which kf.problem to use when the "
-                                                 "file holds several"),
-                                        cl::sub(compileCommand),
-                                        cl::sub(evalCommand),
-                                        cl::sub(checkReferenceCommand),
-                                        cl::cat(category));
+static cl::opt<std::string>
+    problemName("problem-name",
+                cl::desc("Which kf.problem to use when the "
+                         "file holds several"),
+                cl::sub(compileCommand), cl::sub(evalCommand),
+                cl::sub(checkReferenceCommand), cl::cat(category));
 static cl::opt<std::string> chip("chip", cl::desc("Target GPU"),
                                  cl::init("sm_90"), cl::sub(compileCommand),
                                  cl::sub(evalCommand), cl::sub(workerCommand),
@@ -82,8 +81,8 @@ static cl::opt<std::string> chip("chip", cl::desc("Target GPU"),
                                  cl::cat(category));
 static cl::opt<std::string>
     binaryFormat("format", cl::desc("isa (PTX) or bin (cubin, needs ptxas)"),
-           cl::init("isa"), cl::sub(compileCommand), cl::sub(evalCommand),
-           cl::cat(category));
+                 cl::init("isa"), cl::sub(compileCommand), cl::sub(evalCommand),
+                 cl::cat(category));
 static cl::opt<std::string> outputPath("o", cl::desc("Output file"),
                                        cl::value_desc("file"), cl::init("-"),
                                        cl::sub(compileCommand),
@@ -109,9 +108,10 @@ static cl::opt<unsigned> maxRuns("runs", cl::desc("Most timed runs"),
 static cl::opt<unsigned> minRuns("min-runs", cl::desc("Fewest timed runs"),
                                  cl::init(5), cl::sub(evalCommand),
                                  cl::cat(category));
-static cl::opt<double> timeBudgetMs(
-    "time-budget-ms", cl::desc("GPU time spent on timed runs per kernel"),
-    cl::init(1000), cl::sub(evalCommand), cl::cat(category));
+static cl::opt<double>
+    timeBudgetMs("time-budget-ms",
+                 cl::desc("GPU time spent on timed runs per kernel"),
+                 cl::init(1000), cl::sub(evalCommand), cl::cat(category));
 static cl::opt<unsigned> seed("seed", cl::desc("Seed of the input generator"),
                               cl::init(1), cl::sub(evalCommand),
                               cl::sub(checkReferenceCommand),
@@ -119,18 +119,18 @@ static cl::opt<unsigned> seed("seed", cl::desc("Seed of the input generator"),
 static cl::opt<int> device("device", cl::desc("CUDA device ordinal"),
                            cl::init(0), cl::sub(evalCommand),
                            cl::sub(checkReferenceCommand), cl::cat(category));
-static cl::opt<double> timeoutSeconds(
-    "timeout", cl::desc("Seconds before an evaluation counts as hung"),
-    cl::init(120), cl::sub(evalCommand), cl::sub(checkReferenceCommand),
-    cl::cat(category));
+static cl::opt<double>
+    timeoutSeconds("timeout",
+                   cl::desc("Seconds before an evaluation counts as hung"),
+                   cl::init(120), cl::sub(evalCommand),
+                   cl::sub(checkReferenceCommand), cl::cat(category));
 static cl::opt<bool> timeReference(
     "time-reference",
     cl::desc("Also time the reference (default schedule) for the speedup"),
     cl::init(true), cl::sub(evalCommand), cl::cat(category));
-static cl::opt<std::string>
-    ceilingsPath("ceilings", cl::desc("Measured ceilings (JSON); default: H200"),
-                 cl::value_desc("file"), cl::sub(evalCommand),
-                 cl::cat(category));
+static cl::opt<std::string> ceilingsPath(
+    "ceilings", cl::desc("Measured ceilings (JSON); default: H200"),
+    cl::value_desc("file"), cl::sub(evalCommand), cl::cat(category));
 
 namespace {
 
@@ -190,7 +190,8 @@ std::vector<CandidateSource> candidateSources() {
   for (unsigned i = 0; i < kernelPaths.size(); ++i)
     ordered.push_back({kernelPaths.getPosition(i),
                        {CandidateSource::Kind::Kernel, kernelPaths[i]}});
-  llvm::sort(ordered, [](const auto &a, const auto &b) { return a.first < b.first; });
+  llvm::sort(ordered,
+             [](const auto &a, const auto &b) { return a.first < b.first; });
   std::vector<CandidateSource> sources;
   for (auto &entry : ordered)
     sources.push_back(entry.second);
@@ -200,11 +201,9 @@ std::vector<CandidateSource> candidateSources() {
 }
 
 /// Compiles one candidate; diagnostics go to the source manager handler.
-FailureOr<kf::CompiledCandidate> compileSource(MLIRContext &context,
-                                               SourceMgr &sourceMgr,
-                                               ModuleOp problem,
-                                               const CandidateSource &source,
-                                               kf::CompileStage &stage) {
+FailureOr<kf::CompiledCandidate>
+compileSource(MLIRContext &context, SourceMgr &sourceMgr, ModuleOp problem,
+              const CandidateSource &source, kf::CompileStage &stage) {
   kf::CompileOptions options = compileOptions();
   if (source.kind == CandidateSource::Kind::Default)
     return kf::compileCandidate(problem, problemName, std::nullopt, options,
@@ -262,8 +261,8 @@ FailureOr<kf::CompiledCandidate> compileReference(LoadedProblem &loaded) {
   FailureOr<kf::CompiledCandidate> reference = kf::compileCandidate(
       *loaded.module, problemName, std::nullopt, compileOptions(), &stage);
   if (failed(reference))
-    fail("the reference does not compile (" +
-         kf::stringifyCompileStage(stage) + " stage)");
+    fail("the reference does not compile (" + kf::stringifyCompileStage(stage) +
+         " stage)");
   return reference;
 }
 
@@ -350,10 +349,10 @@ int runEval(MLIRContext &context, const char *argv0) {
     if (failed(candidate)) {
       output["status"] = "compile-error";
       output["category"] = kf::stringifyCompileStage(stage);
-      output["message"] = ("the candidate failed at the " +
-                           kf::stringifyCompileStage(stage) +
-                           " stage; the diagnostics are on stderr")
-                              .str();
+      output["message"] =
+          ("the candidate failed at the " + kf::stringifyCompileStage(stage) +
+           " stage; the diagnostics are on stderr")
+              .str();
       results.push_back(std::move(output));
       allCorrect = false;
       continue;
@@ -443,12 +442,11 @@ int runCheckReference(MLIRContext &context, const char *argv0) {
                                    {"max_abs_error", errors.maxAbsError},
                                    {"max_rel_error", errors.maxRelError}});
   }
-  outs() << formatv("{0:2}",
-                    json::Value(json::Object{
-                        {"problem", loaded->problem.getSymName()},
-                        {"status", agree ? "agree" : "disagree"},
-                        {"seed", (int64_t)seed},
-                        {"outputs", std::move(outputs)}}))
+  outs() << formatv("{0:2}", json::Value(json::Object{
+                                 {"problem", loaded->problem.getSymName()},
+                                 {"status", agree ? "agree" : "disagree"},
+                                 {"seed", (int64_t)seed},
+                                 {"outputs", std::move(outputs)}}))
          << "\n";
   return agree ? 0 : 2;
 }
@@ -479,8 +477,8 @@ int main(int argc, char **argv) {
     kf::registerAllDialects(registry);
     kf::registerAllPasses();
     cl::AddExtraVersionPrinter(kf::printVersion);
-    return asMainReturnCode(MlirOptMain(
-        argc, argv, "Kernel Foundry optimizer driver\n", registry));
+    return asMainReturnCode(
+        MlirOptMain(argc, argv, "Kernel Foundry optimizer driver\n", registry));
   }
   InitLLVM initLLVM(argc, argv);
   cl::AddExtraVersionPrinter(kf::printVersion);

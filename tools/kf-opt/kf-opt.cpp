@@ -18,7 +18,6 @@ int main(int argc, char **argv) {
   kf::registerAllDialects(registry);
   kf::registerAllPasses();
   llvm::cl::AddExtraVersionPrinter(kf::printVersion);
-  return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, "Kernel Foundry optimizer driver\n",
-                        registry));
+  return mlir::asMainReturnCode(mlir::MlirOptMain(
+      argc, argv, "Kernel Foundry optimizer driver\n", registry));
 }

@@ -56,7 +56,7 @@ TEST_F(ThreadDependenceTest, LoopCarriedIndexInLLVMForm) {
     ^bb3:
       llvm.return
     })mlir",
-                                                        &context);
+                                                             &context);
   ASSERT_TRUE(module);
   kf::ThreadDependence threads;
   EXPECT_EQ(threads.strideX(probe(*module, "t")), 1);
@@ -82,7 +82,7 @@ TEST_F(ThreadDependenceTest, ArithmeticOnThreadIds) {
         gpu.return
       }
     })mlir",
-                                                        &context);
+                                                             &context);
   ASSERT_TRUE(module);
   kf::ThreadDependence threads;
   EXPECT_EQ(threads.strideX(probe(*module, "times4")), 4);

@@ -164,7 +164,7 @@ TEST_F(CompilerTest, CpuReferenceComputesTheReference) {
       } -> tensor<2xf32>
       return %e, %s : tensor<2x3xf32>, tensor<2xf32>
     })mlir",
-                                                        &context);
+                                                             &context);
   ASSERT_TRUE(module);
   FailureOr<kf::ProblemOp> problem = kf::lookupProblem(*module);
   ASSERT_TRUE(succeeded(problem));

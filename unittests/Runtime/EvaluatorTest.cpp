@@ -67,8 +67,7 @@ TEST(EvalStatus, NamesRoundTrip) {
   for (EvalStatus status :
        {EvalStatus::Correct, EvalStatus::Incorrect, EvalStatus::InputsModified,
         EvalStatus::ResourceLimit, EvalStatus::LoadError, EvalStatus::Fault,
-        EvalStatus::Timeout, EvalStatus::NoDevice,
-        EvalStatus::InternalError})
+        EvalStatus::Timeout, EvalStatus::NoDevice, EvalStatus::InternalError})
     EXPECT_EQ(symbolizeEvalStatus(stringifyEvalStatus(status)), status);
 }
 
@@ -117,10 +116,9 @@ TEST(RuntimeKernels, SourceNamesEveryKernel) {
               std::string::npos)
         << type.str();
     bool isFloat = type.starts_with("f") || type == "bf16";
-    EXPECT_EQ(
-        source.find("@" + runtimeKernelName("fill_uniform", type) + "(") !=
-            std::string::npos,
-        isFloat)
+    EXPECT_EQ(source.find("@" + runtimeKernelName("fill_uniform", type) +
+                          "(") != std::string::npos,
+              isFloat)
         << type.str();
     EXPECT_EQ(source.find("@" + runtimeKernelName("fill_int", type) + "(") !=
                   std::string::npos,
@@ -153,20 +151,18 @@ TEST(CompareOnHost, ToleranceNaNAndRelativeErrors) {
 TEST(CompareOnHost, IntegersAndHalves) {
   TensorSpec ints{"i32", {3}, {}};
   int32_t a[] = {1, -2, 3}, b[] = {1, -2, 4};
-  EXPECT_EQ(compareOnHost(ints,
-                          llvm::StringRef(reinterpret_cast<char *>(a), 12),
-                          llvm::StringRef(reinterpret_cast<char *>(b), 12), 0,
-                          0)
-                .mismatches,
-            1);
+  EXPECT_EQ(
+      compareOnHost(ints, llvm::StringRef(reinterpret_cast<char *>(a), 12),
+                    llvm::StringRef(reinterpret_cast<char *>(b), 12), 0, 0)
+          .mismatches,
+      1);
   TensorSpec halves{"f16", {2}, {}};
   uint16_t one[] = {0x3C00, 0x7E00}; // 1.0, NaN
-  EXPECT_EQ(compareOnHost(halves,
-                          llvm::StringRef(reinterpret_cast<char *>(one), 4),
-                          llvm::StringRef(reinterpret_cast<char *>(one), 4), 0,
-                          0)
-                .mismatches,
-            0);
+  EXPECT_EQ(
+      compareOnHost(halves, llvm::StringRef(reinterpret_cast<char *>(one), 4),
+                    llvm::StringRef(reinterpret_cast<char *>(one), 4), 0, 0)
+          .mismatches,
+      0);
 }
 
 } // namespace

@@ -28,9 +28,8 @@ void KFDialect::registerAttributes() {
 // UniformAttr
 //===----------------------------------------------------------------------===//
 
-LogicalResult
-UniformAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                    APFloat loValue, APFloat hiValue) {
+LogicalResult UniformAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  APFloat loValue, APFloat hiValue) {
   double lo = loValue.convertToDouble(), hi = hiValue.convertToDouble();
   if (!std::isfinite(lo) || !std::isfinite(hi))
     return emitError() << "#kf.uniform bounds must be finite, got (" << lo
@@ -50,29 +49,29 @@ StringRef UniformAttr::getKindName() const { return "uniform"; }
 // NormalAttr
 //===----------------------------------------------------------------------===//
 
-LogicalResult
-NormalAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                   APFloat meanValue, APFloat stdValue) {
+LogicalResult NormalAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 APFloat meanValue, APFloat stdValue) {
   double mean = meanValue.convertToDouble(), std = stdValue.convertToDouble();
   if (!std::isfinite(mean) || !std::isfinite(std))
-    return emitError() << "#kf.normal parameters must be finite, got ("
-                       << mean << ", " << std << ")";
+    return emitError() << "#kf.normal parameters must be finite, got (" << mean
+                       << ", " << std << ")";
   if (!(std > 0))
     return emitError() << "#kf.normal<" << mean << ", " << std
                        << ">: the standard deviation must be positive";
   return success();
 }
 
-bool NormalAttr::isCompatibleWith(Type type) const { return isa<FloatType>(type); }
+bool NormalAttr::isCompatibleWith(Type type) const {
+  return isa<FloatType>(type);
+}
 StringRef NormalAttr::getKindName() const { return "normal"; }
 
 //===----------------------------------------------------------------------===//
 // IntRangeAttr
 //===----------------------------------------------------------------------===//
 
-LogicalResult
-IntRangeAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t lo,
-                     int64_t hi) {
+LogicalResult IntRangeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   int64_t lo, int64_t hi) {
   if (lo >= hi)
     return emitError() << "#kf.int_range<" << lo << ", " << hi
                        << ">: lo must be less than hi (the range is [lo, hi))";
@@ -97,7 +96,7 @@ ToleranceAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "#kf.tolerance values must be finite, got atol = "
                        << atol << ", rtol = " << rtol;
   if (atol < 0 || rtol < 0)
-    return emitError() << "#kf.tolerance<atol = " << atol << ", rtol = "
-                       << rtol << ">: tolerances must be non-negative";
+    return emitError() << "#kf.tolerance<atol = " << atol << ", rtol = " << rtol
+                       << ">: tolerances must be non-negative";
   return success();
 }

@@ -18,8 +18,8 @@ using namespace kf;
 //===----------------------------------------------------------------------===//
 
 func::FuncOp ProblemOp::getReferenceFunc() {
-  return SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-      getOperation(), getReferenceAttr());
+  return SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(getOperation(),
+                                                            getReferenceAttr());
 }
 
 DistributionAttr ProblemOp::getInputDistribution(unsigned index) {
@@ -54,10 +54,10 @@ static LogicalResult verifyReferenceType(ProblemOp op, Type type,
            << ": problems take and return ranked tensors (use tensor<1xT> "
               "for a scalar)";
   if (!tensorType.hasStaticShape())
-    return op.emitOpError() << "reference " << what << " has dynamic shape "
-                            << type
-                            << ": problems need static shapes; write the "
-                               "sizes to optimize for";
+    return op.emitOpError()
+           << "reference " << what << " has dynamic shape " << type
+           << ": problems need static shapes; write the "
+              "sizes to optimize for";
   if (tensorType.getEncoding())
     return op.emitOpError() << "reference " << what << " has encoded tensor "
                             << type << ": encodings are not supported";
@@ -79,8 +79,7 @@ LogicalResult ProblemOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   auto ref = dyn_cast<func::FuncOp>(symbol);
   if (!ref)
     return emitOpError() << "reference " << getReferenceAttr() << " names a '"
-                         << symbol->getName()
-                         << "', expected a 'func.func'";
+                         << symbol->getName() << "', expected a 'func.func'";
   if (ref.isExternal())
     return emitOpError() << "reference " << getReferenceAttr()
                          << " is a declaration; the reference needs a body";
@@ -149,20 +148,19 @@ FailureOr<ProblemOp> kf::lookupProblem(ModuleOp module, StringRef name) {
     for (ProblemOp problem : problems)
       if (problem.getSymName() == name)
         return problem;
-    return module.emitError() << "no kf.problem named @" << name
-                              << " in this module";
+    return module.emitError()
+           << "no kf.problem named @" << name << " in this module";
   }
   if (problems.empty())
     return module.emitError()
            << "this module holds no kf.problem op: a problem file needs one "
               "naming the reference function (see docs/problem-format.md)";
   if (problems.size() > 1) {
-    InFlightDiagnostic diag =
-        module.emitError() << "this module holds " << problems.size()
-                           << " kf.problem ops; name the one to use";
+    InFlightDiagnostic diag = module.emitError()
+                              << "this module holds " << problems.size()
+                              << " kf.problem ops; name the one to use";
     for (ProblemOp problem : problems)
-      diag.attachNote(problem.getLoc())
-          << "problem @" << problem.getSymName();
+      diag.attachNote(problem.getLoc()) << "problem @" << problem.getSymName();
     return diag;
   }
   return problems.front();

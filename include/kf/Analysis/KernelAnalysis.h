@@ -90,7 +90,8 @@ public:
   std::optional<Occupancy> occupancy(std::optional<int> registers = {}) const;
 
   /// Kernels of a module: gpu.func kernels and llvm.func with nvvm.kernel.
-  static llvm::SmallVector<mlir::Operation *> findKernels(mlir::Operation *root);
+  static llvm::SmallVector<mlir::Operation *>
+  findKernels(mlir::Operation *root);
 
 private:
   void analyzeAccesses();

@@ -11,8 +11,8 @@
 #define KF_ANALYSIS_PROBLEMANALYSIS_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "llvm/Support/Error.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 
 #include <string>

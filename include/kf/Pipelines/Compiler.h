@@ -65,8 +65,9 @@ compileKernelCandidate(mlir::ModuleOp problem, llvm::StringRef problemName,
                        CompileStage *failedStage = nullptr);
 
 /// Compiles kf's runtime kernels (see RuntimeKernels.h) for the target.
-mlir::FailureOr<PlanModule> compileRuntimeKernels(mlir::MLIRContext *context,
-                                                  const CompileOptions &options);
+mlir::FailureOr<PlanModule>
+compileRuntimeKernels(mlir::MLIRContext *context,
+                      const CompileOptions &options);
 
 /// PTX (or cubin bytes) of every kernel binary in a lowered module,
 /// concatenated in module order, for `kf-evolve compile -o`.

@@ -36,9 +36,9 @@ namespace kf {
 /// The worker's main loop: reads requests from stdin, writes replies to
 /// stdout. `compileRuntimeKernels` is called once, before the first
 /// evaluation. Returns the process exit code.
-int runWorker(mlir::MLIRContext &context,
-              llvm::function_ref<llvm::Expected<PlanModule>()>
-                  compileRuntimeKernels);
+int runWorker(
+    mlir::MLIRContext &context,
+    llvm::function_ref<llvm::Expected<PlanModule>()> compileRuntimeKernels);
 
 /// The parent's side: starts the worker on first use and after it died.
 class WorkerClient {
@@ -55,8 +55,7 @@ public:
 
   /// Draws inputs on the GPU, runs `plan` (a lowered module) once and
   /// returns inputs and outputs (see GpuEvaluator::runForIO).
-  llvm::Expected<PlanIO> runForIO(const ProblemSpec &spec,
-                                  llvm::StringRef plan,
+  llvm::Expected<PlanIO> runForIO(const ProblemSpec &spec, llvm::StringRef plan,
                                   const EvalConfig &config, int64_t maxBytes,
                                   std::chrono::milliseconds timeout);
 
