@@ -85,7 +85,6 @@ SmallVector<Finding> kf::diagnoseKernel(const KernelAnalysis &analysis) {
             llvm::json::Object{{"bytes_per_thread",
                                 access.vectorWidth * access.elementBytes}});
       if (!access.isStore && access.loop) {
-        auto loop = dyn_cast<scf::ForOp>(access.loop);
         std::optional<int64_t> trips;
         for (const LoopFacts &facts : analysis.loops)
           if (facts.op == access.loop)
@@ -99,7 +98,7 @@ SmallVector<Finding> kf::diagnoseKernel(const KernelAnalysis &analysis) {
               "hoist",
               llvm::json::Object{
                   {"trip_count", trips ? llvm::json::Value(*trips) : nullptr}});
-        else if (loop && access.pattern == AccessPattern::Broadcast)
+        else if (access.pattern == AccessPattern::Broadcast)
           add("broadcast-reload", "warning", access.op,
               llvm::formatv(
                   "every thread loads the same value in each "

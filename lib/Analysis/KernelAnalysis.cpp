@@ -14,6 +14,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <numeric>
@@ -362,20 +363,75 @@ void KernelAnalysis::analyzeControl() {
         break;
       }
   });
-  // Loops of llvm + nvvm kernels are cycles in the CFG: count back edges.
+  // Loops of llvm + nvvm kernels are natural loops of the CFG: a back edge
+  // to a header that dominates its source, and the blocks that reach the
+  // back edge without passing the header.
   if (llvmForm) {
     DominanceInfo dominance(kernel);
     kernel->walk([&](Operation *op) {
       if (!op->hasTrait<OpTrait::IsTerminator>())
         return;
-      for (Block *successor : op->getSuccessors())
-        if (dominance.dominates(successor, op->getBlock())) {
-          LoopFacts facts;
-          facts.op = op;
-          loops.push_back(facts);
+      for (Block *header : op->getSuccessors()) {
+        if (!dominance.dominates(header, op->getBlock()))
+          continue;
+        LoopFacts facts;
+        facts.op = op;
+        facts.tripCount = cfgTripCount(header, op);
+        loops.push_back(facts);
+        llvm::SmallPtrSet<Block *, 16> body = {header};
+        SmallVector<Block *> worklist = {op->getBlock()};
+        while (!worklist.empty()) {
+          Block *block = worklist.pop_back_val();
+          if (!body.insert(block).second)
+            continue;
+          for (Block *predecessor : block->getPredecessors())
+            worklist.push_back(predecessor);
         }
+        loopBodies.push_back({op, header, std::move(body)});
+      }
     });
   }
+}
+
+std::optional<int64_t> KernelAnalysis::cfgTripCount(Block *header,
+                                                     Operation *latch) {
+  // The common shape: header(%i) with cond_br on icmp slt/ult %i, C; %i
+  // entering as a constant and carried as %i + step.
+  auto branch = dyn_cast<LLVM::CondBrOp>(header->getTerminator());
+  if (!branch)
+    return std::nullopt;
+  auto compare = branch.getCondition().getDefiningOp<LLVM::ICmpOp>();
+  if (!compare || (compare.getPredicate() != LLVM::ICmpPredicate::slt &&
+                   compare.getPredicate() != LLVM::ICmpPredicate::ult))
+    return std::nullopt;
+  auto iv = dyn_cast<BlockArgument>(compare.getLhs());
+  std::optional<int64_t> bound = getConstantIntValue(compare.getRhs());
+  if (!iv || iv.getOwner() != header || !bound)
+    return std::nullopt;
+  std::optional<int64_t> init, step;
+  for (Block *predecessor : header->getPredecessors()) {
+    auto br = dyn_cast<BranchOpInterface>(predecessor->getTerminator());
+    if (!br)
+      return std::nullopt;
+    for (unsigned s = 0; s < br->getNumSuccessors(); ++s) {
+      if (br->getSuccessor(s) != header)
+        continue;
+      Value incoming = br.getSuccessorOperands(s)[iv.getArgNumber()];
+      if (!incoming)
+        return std::nullopt;
+      if (br.getOperation() == latch) {
+        auto add = incoming.getDefiningOp<LLVM::AddOp>();
+        if (!add || add.getLhs() != iv)
+          return std::nullopt;
+        step = getConstantIntValue(add.getRhs());
+      } else {
+        init = getConstantIntValue(incoming);
+      }
+    }
+  }
+  if (!init || !step || *step <= 0)
+    return std::nullopt;
+  return *bound > *init ? (*bound - *init + *step - 1) / *step : 0;
 }
 
 void KernelAnalysis::analyzeAccesses() {
@@ -383,7 +439,43 @@ void KernelAnalysis::analyzeAccesses() {
   auto enclosingLoop = [&](Operation *op) -> Operation * {
     if (auto loop = op->getParentOfType<scf::ForOp>())
       return loop;
-    return nullptr;
+    // The innermost (smallest) natural loop holding the op's block.
+    const CFGLoop *innermost = nullptr;
+    for (const CFGLoop &loop : loopBodies)
+      if (loop.blocks.contains(op->getBlock()) &&
+          (!innermost || loop.blocks.size() < innermost->blocks.size()))
+        innermost = &loop;
+    return innermost ? innermost->latch : nullptr;
+  };
+  // Whether `address` is the same in every iteration of `loop`: it does not
+  // depend on the loop's induction variable (scf) or on a value defined in
+  // its body (CFG).
+  auto invariantIn = [&](Operation *loop, Value address) {
+    if (auto forOp = dyn_cast_or_null<scf::ForOp>(loop))
+      return !threads.dependsOn(address, forOp.getInductionVar());
+    for (const CFGLoop &cfgLoop : loopBodies) {
+      if (cfgLoop.latch != loop)
+        continue;
+      SmallVector<Value> worklist = {address};
+      llvm::DenseSet<Value> seen;
+      while (!worklist.empty()) {
+        Value value = worklist.pop_back_val();
+        if (!seen.insert(value).second)
+          continue;
+        Block *block = isa<BlockArgument>(value)
+                           ? cast<BlockArgument>(value).getOwner()
+                           : value.getDefiningOp()->getBlock();
+        if (cfgLoop.blocks.contains(block) &&
+            (isa<BlockArgument>(value) ||
+             !value.getDefiningOp()->hasTrait<OpTrait::ConstantLike>()))
+          return false;
+        if (Operation *def = value.getDefiningOp())
+          for (Value operand : def->getOperands())
+            worklist.push_back(operand);
+      }
+      return true;
+    }
+    return false;
   };
   auto addMemrefAccess = [&](Operation *op, Value memref, ValueRange indices,
                              Type accessType, bool isStore) {
@@ -413,14 +505,13 @@ void KernelAnalysis::analyzeAccesses() {
       access.elementStride = total;
     }
     access.loop = enclosingLoop(op);
-    if (auto loop = dyn_cast_or_null<scf::ForOp>(access.loop))
+    if (access.loop)
       access.loopInvariantAddress =
-          llvm::none_of(indices,
-                        [&](Value index) {
-                          return threads.dependsOn(index,
-                                                   loop.getInductionVar());
-                        }) &&
-          !threads.dependsOn(memref, loop.getInductionVar());
+          llvm::all_of(indices,
+                       [&](Value index) {
+                         return invariantIn(access.loop, index);
+                       }) &&
+          invariantIn(access.loop, memref);
     classify(access);
     accesses.push_back(access);
   };
@@ -441,6 +532,9 @@ void KernelAnalysis::analyzeAccesses() {
     if (base.byteStride && access.elementBytes &&
         *base.byteStride % access.elementBytes == 0)
       access.elementStride = *base.byteStride / access.elementBytes;
+    access.loop = enclosingLoop(op);
+    if (access.loop)
+      access.loopInvariantAddress = invariantIn(access.loop, pointer);
     classify(access);
     accesses.push_back(access);
   };

@@ -69,3 +69,48 @@ gpu.module @m {
     llvm.return
   }
 }
+
+// -----
+
+// Loops in llvm form: trip counts from the induction pattern, and loads
+// that are the same in every iteration or for every thread.
+gpu.module @m {
+  // expected-remark @below {{kernel @dot: block 256x1x1, grid unknown, 0 bytes of shared memory, 0 barriers, 1 loops, 4 global accesses}}
+  llvm.func @dot(%a: !llvm.ptr, %b: !llvm.ptr, %s: !llvm.ptr, %out: !llvm.ptr) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 256, 1, 1>} {
+    %zero = llvm.mlir.constant(0 : i64) : i64
+    %one = llvm.mlir.constant(1 : i64) : i64
+    %n = llvm.mlir.constant(16 : i64) : i64
+    %fzero = llvm.mlir.constant(0.0 : f32) : f32
+    %tid32 = nvvm.read.ptx.sreg.tid.x : i32
+    %tid = llvm.sext %tid32 : i32 to i64
+    llvm.br ^loop(%zero, %fzero : i64, f32)
+  ^loop(%k: i64, %acc: f32):
+    %more = llvm.icmp "slt" %k, %n : i64
+    llvm.cond_br %more, ^body, ^exit
+  ^body:
+    %row = llvm.mul %k, %n : i64
+    %ai = llvm.add %row, %tid : i64
+    %ap = llvm.getelementptr %a[%ai] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+    // expected-remark @below {{coalesced global load}}
+    // expected-remark @below {{[narrow-access]}}
+    %x = llvm.load %ap : !llvm.ptr -> f32
+    %bp = llvm.getelementptr %b[%k] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+    // expected-remark @below {{broadcast global load: every thread reads the same f32}}
+    // expected-warning @below {{[broadcast-reload] every thread loads the same value in each iteration of a loop of 16 trips}}
+    %y = llvm.load %bp : !llvm.ptr -> f32
+    // expected-remark @below {{broadcast global load}}
+    // expected-warning @below {{[loop-invariant-load] global load of the same address in every iteration of a loop of 16 trips: hoist it out of the loop}}
+    %scale = llvm.load %s : !llvm.ptr -> f32
+    %p = llvm.fmul %x, %y : f32
+    %q = llvm.fmul %p, %scale : f32
+    %next = llvm.fadd %acc, %q : f32
+    %k1 = llvm.add %k, %one : i64
+    llvm.br ^loop(%k1, %next : i64, f32)
+  ^exit:
+    %op = llvm.getelementptr %out[%tid] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+    // expected-remark @below {{coalesced global store}}
+    // expected-remark @below {{[narrow-access]}}
+    llvm.store %acc, %op : f32, !llvm.ptr
+    llvm.return
+  }
+}

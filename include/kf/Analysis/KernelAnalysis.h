@@ -16,6 +16,7 @@
 #define KF_ANALYSIS_KERNELANALYSIS_H
 
 #include "mlir/IR/Operation.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/JSON.h"
 
@@ -96,6 +97,16 @@ public:
 private:
   void analyzeAccesses();
   void analyzeControl();
+  static std::optional<int64_t> cfgTripCount(mlir::Block *header,
+                                             mlir::Operation *latch);
+
+  /// A natural loop of an llvm-form kernel: its back edge, header and body.
+  struct CFGLoop {
+    mlir::Operation *latch;
+    mlir::Block *header;
+    llvm::SmallPtrSet<mlir::Block *, 16> blocks;
+  };
+  llvm::SmallVector<CFGLoop> loopBodies;
 
   mlir::Operation *kernel;
   std::string name;
