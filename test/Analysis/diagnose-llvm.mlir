@@ -114,3 +114,31 @@ gpu.module @m {
     llvm.return
   }
 }
+
+// -----
+
+// Negative cases in llvm form: a padded shared tile read across rows (33
+// words apart: no conflict) and a branch on the block id (uniform).
+gpu.module @m {
+  llvm.mlir.global internal @padded() {addr_space = 3 : i32} : !llvm.array<1056 x f32>
+  // expected-remark @below {{kernel @uniform: block 32x1x1, grid unknown, 4224 bytes of shared memory, 0 barriers, 0 loops, 0 global accesses}}
+  // expected-warning @below {{[small-blocks] blocks of 32 threads}}
+  llvm.func @uniform() attributes {nvvm.kernel, nvvm.maxntid = array<i32: 32, 1, 1>} {
+    %c33 = llvm.mlir.constant(33 : i64) : i64
+    %c0 = llvm.mlir.constant(0 : i32) : i32
+    %tid32 = nvvm.read.ptx.sreg.tid.x : i32
+    %tid = llvm.sext %tid32 : i32 to i64
+    %bid = nvvm.read.ptx.sreg.ctaid.x : i32
+    %tile = llvm.mlir.addressof @padded : !llvm.ptr<3>
+    %row = llvm.mul %tid, %c33 : i64
+    %p = llvm.getelementptr %tile[%row] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, f32
+    // expected-remark @below {{strided shared load: consecutive threads read f32 33 elements apart}}
+    %v = llvm.load %p : !llvm.ptr<3> -> f32
+    %first = llvm.icmp "eq" %bid, %c0 : i32
+    llvm.cond_br %first, ^a, ^b
+  ^a:
+    llvm.br ^b
+  ^b:
+    llvm.return
+  }
+}
