@@ -66,6 +66,10 @@ echo "== a deliberately wrong schedule: the reduction split over threads without
 run sum-racy-schedule eval "$problems/sum_reduction.mlir" --trials 2 --runs 5 --min-runs 3 \
   --time-reference=false --schedule "$candidates/sum_reduction_racy_schedule.mlir"
 
+echo "== sum over dim 1 with the reduction split 16 ways"
+run sum-split eval "$problems/sum_reduction.mlir" $quick --schedule "$schedules/sum_reduction_split.mlir"
+run check-reference-sum-split-small eval "$small/sum_reduction.mlir" --trials 3 --runs 5 --schedule "$schedules/sum_reduction_split.mlir"
+
 echo "== matmul with shared memory"
 run matmul-shared eval "$problems/matmul.mlir" $quick --schedule "$schedules/matmul_shared.mlir"
 
