@@ -68,7 +68,7 @@ run sum-racy-schedule eval "$problems/sum_reduction.mlir" --trials 2 --runs 5 --
 
 echo "== sum over dim 1 with the reduction split 16 ways"
 run sum-split eval "$problems/sum_reduction.mlir" $quick --schedule "$schedules/sum_reduction_split.mlir"
-run check-reference-sum-split-small eval "$small/sum_reduction.mlir" --trials 3 --runs 5 --schedule "$schedules/sum_reduction_split.mlir"
+run eval-small-sum-split eval "$small/sum_reduction.mlir" --trials 3 --runs 5 --schedule "$schedules/sum_reduction_split.mlir"
 
 echo "== matmul with shared memory"
 run matmul-shared eval "$problems/matmul.mlir" $quick --schedule "$schedules/matmul_shared.mlir"
