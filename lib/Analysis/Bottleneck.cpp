@@ -28,7 +28,8 @@ Bottleneck kf::predictBottleneck(const ProblemAnalysis &problem,
             *finding->getString("message"))
         .str();
   };
-  for (llvm::StringRef kind : {"low-parallelism", "small-blocks"})
+  for (llvm::StringRef kind :
+       {"low-parallelism", "small-blocks", "few-loads-in-flight"})
     if (const llvm::json::Object *finding = firstFinding(kind))
       return {"latency-bound", because(finding)};
   if (const llvm::json::Object *finding = firstFinding("uncoalesced-access"))

@@ -10,6 +10,9 @@ using namespace kf;
 
 /// H200: 132 SMs x 2048 resident threads.
 static constexpr int64_t kThreadSlots = 132 * 2048;
+/// Bytes that must be in flight per SM to sustain the copy bandwidth
+/// (Little's law): 4.27 TB/s x ~700 ns of DRAM latency / 132 SMs.
+static constexpr int64_t kBytesInFlightPerSM = 22600;
 
 SmallVector<Finding> kf::diagnoseKernel(const KernelAnalysis &analysis) {
   SmallVector<Finding> findings;
@@ -121,6 +124,50 @@ SmallVector<Finding> kf::diagnoseKernel(const KernelAnalysis &analysis) {
           llvm::json::Object{{"ways", (int64_t)access.bankConflictWays},
                              {"stride_words", *access.elementStride}});
     }
+  }
+
+  // Memory-level parallelism of loops: a loop whose iterations each issue
+  // one or two global loads keeps that many requests per warp in flight
+  // (the loop-carried work waits for them). Resident warps times those
+  // bytes, against what the bandwidth needs in flight.
+  int64_t residentWarps = 64;
+  if (auto occupancy = analysis.occupancy(); occupancy && analysis.blockSize) {
+    const auto &block = *analysis.blockSize;
+    residentWarps =
+        occupancy->blocksPerSM * ((block[0] * block[1] * block[2] + 31) / 32);
+  }
+  for (const LoopFacts &loop : analysis.loops) {
+    if (loop.tripCount && *loop.tripCount < 16)
+      continue;
+    int64_t loads = 0, warpBytes = 0;
+    for (const MemoryAccess &access : analysis.accesses) {
+      if (access.loop != loop.op || access.isStore ||
+          access.space != MemorySpace::Global || access.loopInvariantAddress)
+        continue;
+      ++loads;
+      int64_t bytes = access.elementBytes * access.vectorWidth;
+      warpBytes += access.pattern == AccessPattern::Broadcast ? bytes : 32 * bytes;
+    }
+    if (loads == 0 || loads > 2)
+      continue;
+    int64_t inFlight = residentWarps * warpBytes;
+    if (inFlight >= kBytesInFlightPerSM)
+      continue;
+    add("few-loads-in-flight", "warning", loop.op,
+        llvm::formatv("each iteration of this loop{0} issues {1} global "
+                      "load(s): {2} resident warps per SM keep about {3} "
+                      "bytes in flight, under the {4} the H200 needs to reach "
+                      "its bandwidth; unroll the loop or give each thread "
+                      "more independent loads",
+                      loop.tripCount
+                          ? llvm::formatv(" of {0} trips", *loop.tripCount).str()
+                          : std::string(),
+                      loads, residentWarps, inFlight, kBytesInFlightPerSM),
+        "increase-memory-parallelism",
+        llvm::json::Object{{"loads_per_iteration", loads},
+                           {"resident_warps", residentWarps},
+                           {"bytes_in_flight", inFlight},
+                           {"bytes_needed", kBytesInFlightPerSM}});
   }
 
   for (Operation *barrier : analysis.divergentBarriers)

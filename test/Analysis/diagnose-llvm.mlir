@@ -105,6 +105,7 @@ gpu.module @m {
     %q = llvm.fmul %p, %scale : f32
     %next = llvm.fadd %acc, %q : f32
     %k1 = llvm.add %k, %one : i64
+    // expected-warning @below {{[few-loads-in-flight] each iteration of this loop of 16 trips issues 2 global load(s)}}
     llvm.br ^loop(%k1, %next : i64, f32)
   ^exit:
     %op = llvm.getelementptr %out[%tid] : (!llvm.ptr, i64) -> !llvm.ptr, f32

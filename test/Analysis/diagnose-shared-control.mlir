@@ -82,6 +82,7 @@ gpu.module @m {
     // expected-warning @below {{[local-memory] allocates per-thread memory that lives in local (off-chip) memory}}
     %scratch = memref.alloca() : memref<8xf32, #gpu.address_space<private>>
     %zero = arith.constant 0.0 : f32
+    // expected-warning @below {{[few-loads-in-flight] each iteration of this loop of 1024 trips issues 2 global load(s): 64 resident warps per SM keep about 8448 bytes in flight, under the 22600 the H200 needs to reach its bandwidth; unroll the loop or give each thread more independent loads}}
     %sum = scf.for %k = %c0 to %c1024 step %c1 iter_args(%acc = %zero) -> (f32) {
       // expected-remark @below {{strided global load: consecutive threads read f32 1024 elements apart}}
       // expected-warning @below {{[uncoalesced-access]}}
@@ -100,6 +101,55 @@ gpu.module @m {
     // expected-remark @below {{coalesced global store}}
     // expected-remark @below {{[narrow-access]}}
     memref.store %sum, %out[%row] : memref<4096xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Four independent loads per iteration (an unrolled loop) keep enough bytes
+// in flight: no few-loads-in-flight finding.
+gpu.module @m {
+  // expected-remark @below {{kernel @unrolled: block 256x1x1, grid 1024x1x1, 0 bytes of shared memory, 0 barriers, 1 loops, 5 global accesses}}
+  gpu.func @unrolled(%a: memref<64x1048576xf32>, %out: memref<1048576xf32>) kernel
+      attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 1024, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c3 = arith.constant 3 : index
+    %c4 = arith.constant 4 : index
+    %c64 = arith.constant 64 : index
+    %c256 = arith.constant 256 : index
+    %tx = gpu.thread_id x
+    %bx = gpu.block_id x
+    %base = arith.muli %bx, %c256 : index
+    %col = arith.addi %base, %tx : index
+    %zero = arith.constant 0.0 : f32
+    %sum = scf.for %k = %c0 to %c64 step %c4 iter_args(%acc = %zero) -> (f32) {
+      %k1 = arith.addi %k, %c1 : index
+      %k2 = arith.addi %k, %c2 : index
+      %k3 = arith.addi %k, %c3 : index
+      // expected-remark @below {{coalesced global load}}
+      // expected-remark @below {{[narrow-access]}}
+      %x0 = memref.load %a[%k, %col] : memref<64x1048576xf32>
+      // expected-remark @below {{coalesced global load}}
+      // expected-remark @below {{[narrow-access]}}
+      %x1 = memref.load %a[%k1, %col] : memref<64x1048576xf32>
+      // expected-remark @below {{coalesced global load}}
+      // expected-remark @below {{[narrow-access]}}
+      %x2 = memref.load %a[%k2, %col] : memref<64x1048576xf32>
+      // expected-remark @below {{coalesced global load}}
+      // expected-remark @below {{[narrow-access]}}
+      %x3 = memref.load %a[%k3, %col] : memref<64x1048576xf32>
+      %s0 = arith.addf %x0, %x1 : f32
+      %s1 = arith.addf %x2, %x3 : f32
+      %s2 = arith.addf %s0, %s1 : f32
+      %next = arith.addf %acc, %s2 : f32
+      scf.yield %next : f32
+    }
+    // expected-remark @below {{coalesced global store}}
+    // expected-remark @below {{[narrow-access]}}
+    memref.store %sum, %out[%col] : memref<1048576xf32>
     gpu.return
   }
 }
