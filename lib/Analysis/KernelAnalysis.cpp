@@ -14,6 +14,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -462,16 +463,19 @@ void KernelAnalysis::analyzeAccesses() {
         Value value = worklist.pop_back_val();
         if (!seen.insert(value).second)
           continue;
-        Block *block = isa<BlockArgument>(value)
-                           ? cast<BlockArgument>(value).getOwner()
-                           : value.getDefiningOp()->getBlock();
-        if (cfgLoop.blocks.contains(block) &&
-            (isa<BlockArgument>(value) ||
-             !value.getDefiningOp()->hasTrait<OpTrait::ConstantLike>()))
+        // Variant: a block argument of the loop (an induction or carried
+        // value) or something read from memory inside it; pure operations
+        // of invariant operands are invariant wherever they sit.
+        if (auto arg = dyn_cast<BlockArgument>(value)) {
+          if (cfgLoop.blocks.contains(arg.getOwner()))
+            return false;
+          continue;
+        }
+        Operation *def = value.getDefiningOp();
+        if (cfgLoop.blocks.contains(def->getBlock()) && !isPure(def))
           return false;
-        if (Operation *def = value.getDefiningOp())
-          for (Value operand : def->getOperands())
-            worklist.push_back(operand);
+        for (Value operand : def->getOperands())
+          worklist.push_back(operand);
       }
       return true;
     }

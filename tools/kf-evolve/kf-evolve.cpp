@@ -87,7 +87,7 @@ static cl::opt<std::string> outputPath("o", cl::desc("Output file"),
                                        cl::value_desc("file"), cl::init("-"),
                                        cl::sub(compileCommand),
                                        cl::sub(evalCommand), cl::cat(category));
-enum class EmitKind { PTX, Lowered, Schedule, Plan };
+enum class EmitKind { PTX, Lowered, Schedule, Plan, Diagnosis };
 static cl::opt<EmitKind> emit(
     "emit", cl::desc("What compile writes"), cl::init(EmitKind::PTX),
     cl::values(clEnumValN(EmitKind::PTX, "ptx", "the kernels' PTX (or cubin)"),
@@ -95,7 +95,10 @@ static cl::opt<EmitKind> emit(
                           "the lowered module (host launch code + binaries)"),
                clEnumValN(EmitKind::Schedule, "schedule",
                           "the transform script that was applied"),
-               clEnumValN(EmitKind::Plan, "plan", "the launch plan as JSON")),
+               clEnumValN(EmitKind::Plan, "plan", "the launch plan as JSON"),
+               clEnumValN(EmitKind::Diagnosis, "diagnosis",
+                          "the kernels' diagnosis and the predicted "
+                          "bottleneck as JSON (docs/diagnosis.md)")),
     cl::sub(compileCommand), cl::cat(category));
 
 static cl::opt<unsigned> trials("trials",
@@ -299,6 +302,25 @@ int runCompile(MLIRContext &context) {
     std::string text;
     raw_string_ostream os(text);
     os << formatv("{0:2}", json::Value(kf::toJSON(compiled->plan))) << "\n";
+    return writeOutput(text);
+  }
+  case EmitKind::Diagnosis: {
+    kf::Ceilings ceilings;
+    kf::ProblemAnalysis analysis =
+        kf::analyzeProblem(loaded->problem.getReferenceFunc());
+    kf::Bottleneck predicted =
+        kf::predictBottleneck(analysis, ceilings, compiled->diagnosis);
+    std::string text;
+    raw_string_ostream os(text);
+    os << formatv("{0:2}", json::Value(json::Object{
+                               {"version", 1},
+                               {"problem", kf::toJSON(analysis, ceilings)},
+                               {"kernels", json::Array(compiled->diagnosis)},
+                               {"bottleneck",
+                                json::Object{{"predicted", predicted.kind},
+                                             {"predicted_because",
+                                              predicted.reason}}}}))
+       << "\n";
     return writeOutput(text);
   }
   }
