@@ -146,7 +146,8 @@ SmallVector<Finding> kf::diagnoseKernel(const KernelAnalysis &analysis) {
         continue;
       ++loads;
       int64_t bytes = access.elementBytes * access.vectorWidth;
-      warpBytes += access.pattern == AccessPattern::Broadcast ? bytes : 32 * bytes;
+      warpBytes +=
+          access.pattern == AccessPattern::Broadcast ? bytes : 32 * bytes;
     }
     if (loads == 0 || loads > 2)
       continue;
@@ -154,15 +155,16 @@ SmallVector<Finding> kf::diagnoseKernel(const KernelAnalysis &analysis) {
     if (inFlight >= kBytesInFlightPerSM)
       continue;
     add("few-loads-in-flight", "warning", loop.op,
-        llvm::formatv("each iteration of this loop{0} issues {1} global "
-                      "load(s): {2} resident warps per SM keep about {3} "
-                      "bytes in flight, under the {4} the H200 needs to reach "
-                      "its bandwidth; unroll the loop or give each thread "
-                      "more independent loads",
-                      loop.tripCount
-                          ? llvm::formatv(" of {0} trips", *loop.tripCount).str()
-                          : std::string(),
-                      loads, residentWarps, inFlight, kBytesInFlightPerSM),
+        llvm::formatv(
+            "each iteration of this loop{0} issues {1} global "
+            "load(s): {2} resident warps per SM keep about {3} "
+            "bytes in flight, under the {4} the H200 needs to reach "
+            "its bandwidth; unroll the loop or give each thread "
+            "more independent loads",
+            loop.tripCount
+                ? llvm::formatv(" of {0} trips", *loop.tripCount).str()
+                : std::string(),
+            loads, residentWarps, inFlight, kBytesInFlightPerSM),
         "increase-memory-parallelism",
         llvm::json::Object{{"loads_per_iteration", loads},
                            {"resident_warps", residentWarps},

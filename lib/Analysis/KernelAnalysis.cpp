@@ -395,7 +395,7 @@ void KernelAnalysis::analyzeControl() {
 }
 
 std::optional<int64_t> KernelAnalysis::cfgTripCount(Block *header,
-                                                     Operation *latch) {
+                                                    Operation *latch) {
   // The common shape: header(%i) with cond_br on icmp slt/ult %i, C; %i
   // entering as a constant and carried as %i + step.
   auto branch = dyn_cast<LLVM::CondBrOp>(header->getTerminator());
@@ -511,10 +511,9 @@ void KernelAnalysis::analyzeAccesses() {
     access.loop = enclosingLoop(op);
     if (access.loop)
       access.loopInvariantAddress =
-          llvm::all_of(indices,
-                       [&](Value index) {
-                         return invariantIn(access.loop, index);
-                       }) &&
+          llvm::all_of(
+              indices,
+              [&](Value index) { return invariantIn(access.loop, index); }) &&
           invariantIn(access.loop, memref);
     classify(access);
     accesses.push_back(access);

@@ -288,6 +288,22 @@ Error evalError(EvalStatus status, const llvm::Twine &message) {
   return llvm::make_error<EvalError>(status, message.str());
 }
 
+/// Puts a failure into `result`: its status (internal-error for errors
+/// without one) and message; a fault marks the context lost.
+void recordFailure(Error error, EvalResult &result) {
+  llvm::handleAllErrors(
+      std::move(error),
+      [&](const EvalError &e) {
+        result.status = e.status;
+        result.message = e.message;
+      },
+      [&](const llvm::ErrorInfoBase &e) {
+        result.status = EvalStatus::InternalError;
+        result.message = e.message();
+      });
+  result.contextLost = result.status == EvalStatus::Fault;
+}
+
 /// Re-labels a driver error with `status`.
 Error withStatus(Error error, EvalStatus status) {
   if (!error)
@@ -786,20 +802,8 @@ EvalResult GpuEvaluator::Impl::evaluate(const ProblemSpec &spec,
   EvalResult result;
   result.deviceName = info.name;
   result.driverVersion = info.driverVersion;
-  if (Error error = run(result, spec, reference, candidate, config)) {
-    llvm::handleAllErrors(
-        std::move(error),
-        [&](const EvalError &e) {
-          result.status = e.status;
-          result.message = e.message;
-        },
-        [&](const llvm::ErrorInfoBase &e) {
-          result.status = EvalStatus::InternalError;
-          result.message = e.message();
-        });
-    if (result.status == EvalStatus::Fault)
-      result.contextLost = true;
-  }
+  if (Error error = run(result, spec, reference, candidate, config))
+    recordFailure(std::move(error), result);
   return result;
 }
 
@@ -1107,10 +1111,16 @@ EvalResult GpuEvaluator::evaluate(const ProblemSpec &spec,
   return impl->evaluate(spec, reference, candidate, config);
 }
 
-Expected<PlanIO> GpuEvaluator::runForIO(const ProblemSpec &spec,
-                                        const LaunchPlan &plan, uint64_t seed,
-                                        int64_t maxBytes) {
-  return impl->runForIO(spec, plan, seed, maxBytes);
+std::optional<PlanIO> GpuEvaluator::runForIO(const ProblemSpec &spec,
+                                             const LaunchPlan &plan,
+                                             uint64_t seed, int64_t maxBytes,
+                                             EvalResult &failure) {
+  Expected<PlanIO> io = impl->runForIO(spec, plan, seed, maxBytes);
+  if (!io) {
+    recordFailure(io.takeError(), failure);
+    return std::nullopt;
+  }
+  return std::move(*io);
 }
 
 const DeviceInfo &GpuEvaluator::device() const { return impl->info; }

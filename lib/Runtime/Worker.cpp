@@ -118,13 +118,10 @@ int kf::runWorker(
       }
       int64_t maxBytes =
           object->getInteger("max_bytes").value_or(int64_t(1) << 28);
-      llvm::Expected<PlanIO> io =
-          evaluator->runForIO(spec, *plan, config.seed, maxBytes);
+      EvalResult result;
+      std::optional<PlanIO> io =
+          evaluator->runForIO(spec, *plan, config.seed, maxBytes, result);
       if (!io) {
-        EvalResult result = failure(EvalStatus::InternalError, "");
-        result.message = llvm::toString(io.takeError());
-        result.contextLost =
-            result.message.find("ILLEGAL") != std::string::npos;
         reply(result);
         if (result.contextLost)
           return 3;

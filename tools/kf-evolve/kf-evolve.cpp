@@ -312,14 +312,14 @@ int runCompile(MLIRContext &context) {
         kf::predictBottleneck(analysis, ceilings, compiled->diagnosis);
     std::string text;
     raw_string_ostream os(text);
-    os << formatv("{0:2}", json::Value(json::Object{
-                               {"version", 1},
-                               {"problem", kf::toJSON(analysis, ceilings)},
-                               {"kernels", json::Array(compiled->diagnosis)},
-                               {"bottleneck",
-                                json::Object{{"predicted", predicted.kind},
-                                             {"predicted_because",
-                                              predicted.reason}}}}))
+    os << formatv("{0:2}",
+                  json::Value(json::Object{
+                      {"version", 1},
+                      {"problem", kf::toJSON(analysis, ceilings)},
+                      {"kernels", json::Array(compiled->diagnosis)},
+                      {"bottleneck",
+                       json::Object{{"predicted", predicted.kind},
+                                    {"predicted_because", predicted.reason}}}}))
        << "\n";
     return writeOutput(text);
   }

@@ -135,10 +135,11 @@ public:
 
   /// Draws inputs with `seed` (as evaluate() does for that seed), runs
   /// `plan` once and downloads inputs and outputs. Refuses problems whose
-  /// inputs and outputs exceed `maxBytes`.
-  llvm::Expected<PlanIO> runForIO(const ProblemSpec &spec,
-                                  const LaunchPlan &plan, uint64_t seed,
-                                  int64_t maxBytes);
+  /// inputs and outputs exceed `maxBytes`. On failure returns std::nullopt
+  /// with the status in `failure` (contextLost set after a fault).
+  std::optional<PlanIO> runForIO(const ProblemSpec &spec,
+                                 const LaunchPlan &plan, uint64_t seed,
+                                 int64_t maxBytes, EvalResult &failure);
 
   const DeviceInfo &device() const;
 
