@@ -28,6 +28,16 @@ Bottleneck kf::predictBottleneck(const ProblemAnalysis &problem,
             *finding->getString("message"))
         .str();
   };
+  // Work so small that even at the roofline it takes less than the launches
+  // themselves.
+  unsigned launches = std::max<size_t>(1, kernelDiagnosis.size());
+  double floorMs = problem.floorSeconds(ceilings) * 1e3;
+  if (floorMs < kLaunchMs * launches)
+    return {"launch-bound",
+            llvm::formatv("the roofline floor is {0:F4} ms, under the ~{1} ms "
+                          "that {2} launch(es) cost",
+                          floorMs, kLaunchMs * launches, launches)
+                .str()};
   for (llvm::StringRef kind :
        {"low-parallelism", "small-blocks", "few-loads-in-flight"})
     if (const llvm::json::Object *finding = firstFinding(kind))

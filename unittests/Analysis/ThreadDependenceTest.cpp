@@ -126,15 +126,20 @@ TEST(Bottleneck, MeasuredClasses) {
 
 TEST(Bottleneck, PredictionFollowsFindingsThenIntensity) {
   kf::Ceilings ceilings;
+  kf::ProblemAnalysis tiny;
+  tiny.minBytes = 8;
+  tiny.flops = 1;
+  EXPECT_EQ(kf::predictBottleneck(tiny, ceilings, llvm::json::Array()).kind,
+            "launch-bound");
   kf::ProblemAnalysis elementwise;
-  elementwise.minBytes = 8;
-  elementwise.flops = 1;
+  elementwise.minBytes = 8000000000;
+  elementwise.flops = 1000000000;
   llvm::json::Array none;
   EXPECT_EQ(kf::predictBottleneck(elementwise, ceilings, none).kind,
             "memory-bound");
   kf::ProblemAnalysis gemm;
-  gemm.minBytes = 1;
-  gemm.flops = 1000;
+  gemm.minBytes = 1000000;
+  gemm.flops = 1000000000000;
   EXPECT_EQ(kf::predictBottleneck(gemm, ceilings, none).kind, "compute-bound");
   llvm::json::Array lowParallelism{llvm::json::Object{
       {"findings",
