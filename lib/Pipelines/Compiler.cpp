@@ -29,6 +29,14 @@ llvm::StringRef kf::stringifyCompileStage(CompileStage stage) {
   llvm_unreachable("unknown compile stage");
 }
 
+/// Records where a compilation failed (when the caller asked) and fails.
+static LogicalResult failAt(kf::CompileStage stage,
+                            kf::CompileStage *failedStage) {
+  if (failedStage)
+    *failedStage = stage;
+  return failure();
+}
+
 /// Fails with an error when a kernel still calls a libdevice function: no
 /// CUDA toolkit with libdevice was found to link it from.
 static LogicalResult checkLibDeviceResolved(ModuleOp lowered) {
@@ -87,9 +95,7 @@ static LogicalResult finishCompile(OwningOpRef<ModuleOp> payload,
                                    kf::CompiledCandidate &result,
                                    kf::CompileStage *failedStage) {
   auto fail = [&](kf::CompileStage stage) {
-    if (failedStage)
-      *failedStage = stage;
-    return failure();
+    return failAt(stage, failedStage);
   };
   if (failed(lowerAndDiagnose(*payload, options, result.diagnosis)) ||
       failed(checkLibDeviceResolved(*payload)))
@@ -114,11 +120,7 @@ FailureOr<kf::CompiledCandidate>
 kf::compileCandidate(ModuleOp problem, StringRef problemName,
                      std::optional<StringRef> schedule,
                      const CompileOptions &options, CompileStage *failedStage) {
-  auto fail = [&](CompileStage stage) {
-    if (failedStage)
-      *failedStage = stage;
-    return failure();
-  };
+  auto fail = [&](CompileStage stage) { return failAt(stage, failedStage); };
   FailureOr<ProblemOp> problemOp = lookupProblem(problem, problemName);
   if (failed(problemOp))
     return fail(CompileStage::Schedule);
@@ -172,11 +174,7 @@ FailureOr<kf::CompiledCandidate>
 kf::compileKernelCandidate(ModuleOp problem, StringRef problemName,
                            ModuleOp kernel, const CompileOptions &options,
                            CompileStage *failedStage) {
-  auto fail = [&](CompileStage stage) {
-    if (failedStage)
-      *failedStage = stage;
-    return failure();
-  };
+  auto fail = [&](CompileStage stage) { return failAt(stage, failedStage); };
   FailureOr<ProblemOp> problemOp = lookupProblem(problem, problemName);
   if (failed(problemOp))
     return fail(CompileStage::Schedule);
