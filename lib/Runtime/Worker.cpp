@@ -251,11 +251,17 @@ EvalResult WorkerClient::evaluate(const ProblemSpec &spec,
     return failure(EvalStatus::InternalError,
                    "the measurement worker sent a malformed reply");
   }
+  retireIfExiting(result);
+  return result;
+}
+
+void WorkerClient::retireIfExiting(const EvalResult &result) {
+  // The worker exits after a fault or when it found no device: wait for it,
+  // so that the next request starts a new one.
   if (result.contextLost || result.status == EvalStatus::NoDevice) {
     process->wait();
     process.reset();
   }
-  return result;
 }
 
 llvm::Expected<PlanIO>
@@ -274,15 +280,13 @@ WorkerClient::runForIO(const ProblemSpec &spec, llvm::StringRef plan,
     return reply.takeError();
   const llvm::json::Object *object = reply->getAsObject();
   if (!object || object->getString("status") != "correct") {
-    std::string message = object && object->getString("message")
-                              ? object->getString("message")->str()
-                              : std::string("malformed reply");
-    if (object && (object->getString("status") == "no-device" ||
-                   object->getBoolean("context_lost").value_or(false))) {
-      process->wait();
-      process.reset();
-    }
-    return llvm::createStringError(message);
+    // Failures come back as an EvalResult.
+    EvalResult failed;
+    llvm::json::Path::Root root("reply");
+    if (!fromJSON(*reply, failed, root))
+      return llvm::createStringError("malformed reply");
+    retireIfExiting(failed);
+    return llvm::createStringError(failed.message);
   }
   PlanIO io;
   for (auto [field, list] :

@@ -69,6 +69,9 @@ private:
                                              std::chrono::milliseconds timeout,
                                              EvalResult &failure);
 
+  /// Forgets the worker after a reply it exits on.
+  void retireIfExiting(const EvalResult &result);
+
   std::vector<std::string> command;
   std::unique_ptr<Subprocess> process;
   unsigned numStarts = 0;
