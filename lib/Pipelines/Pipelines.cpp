@@ -8,6 +8,7 @@
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -79,7 +80,7 @@ void kf::buildLowerToPTXPipeline(OpPassManager &pm,
   funcPM.addPass(createCSEPass());
   funcPM.addPass(createCanonicalizerPass());
   funcPM.addPass(createConvertLinalgToLoopsPass());
-  funcPM.addPass(createGpuLaunchSinkIndexComputationsPass());
+  funcPM.addPass(kf::createKFSinkIntoLaunches());
   pm.addPass(kf::createKFCheckHostCode());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(kf::createKFMergeKernelModules());
@@ -100,12 +101,20 @@ void kf::buildDeviceLoweringPipeline(OpPassManager &pm,
   target.optLevel = options.optLevel;
   pm.addPass(createGpuNVVMAttachTarget(target));
   OpPassManager &gpuPM = pm.nest<gpu::GPUModuleOp>();
-  gpuPM.addPass(createConvertVectorToSCFPass());
+  gpuPM.addPass(kf::createKFLowerVectorOps());
+  // Transfers that the schedule left n-D become unrolled 1-D accesses (a
+  // rolled loop would stage the vector through a stack buffer per iteration).
+  VectorTransferToSCFOptions transferOptions;
+  transferOptions.enableFullUnroll(true);
+  gpuPM.addPass(createConvertVectorToSCFPass(transferOptions));
   gpuPM.addPass(createSCFToControlFlowPass());
   gpuPM.addPass(memref::createExpandStridedMetadataPass());
   gpuPM.addPass(createLowerAffinePass());
   gpuPM.addPass(createCanonicalizerPass());
   gpuPM.addPass(kf::createKFAnnotateVectorAlignment());
+  // Vector ops the NVVM conversion has no patterns for (multi-dimensional
+  // reductions, broadcasts, shape casts) are lowered to 1-D ones here.
+  gpuPM.addPass(createConvertVectorToLLVMPass());
   ConvertGpuOpsToNVVMOpsOptions toNVVM;
   toNVVM.useBarePtrCallConv = barePointers;
   gpuPM.addPass(createConvertGpuOpsToNVVMOps(toNVVM));

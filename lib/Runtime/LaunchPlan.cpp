@@ -233,7 +233,8 @@ LogicalResult PlanBuilder::visitLaunch(gpu::LaunchFuncOp launch) {
 LogicalResult PlanBuilder::visit(Operation *op) {
   auto unsupported = [&]() {
     return op->emitError()
-           << "cannot run on the host: kf executes only buffer allocation, "
+           << "'" << op->getName()
+           << "' cannot run on the host: kf executes only buffer allocation, "
               "copies, reshapes and kernel launches there; the schedule must "
               "map this computation to the GPU";
   };

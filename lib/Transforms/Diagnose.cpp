@@ -66,14 +66,24 @@ struct KFDiagnosePass : kf::impl::KFDiagnoseBase<KFDiagnosePass> {
       func::FuncOp reference = problem.getReferenceFunc();
       if (!reference)
         continue;
-      kf::ProblemAnalysis analysis = kf::analyzeProblem(reference);
       kf::Ceilings ceilings;
+      kf::ProblemAnalysis analysis = kf::analyzeProblem(reference, ceilings);
       problem.emitRemark() << llvm::formatv(
-          "problem @{0}: {1} FLOPs, at least {2} bytes moved, {3:F3} "
-          "FLOP/byte; roofline floor {4:F3} ms on {5} ({6}-bound)",
+          "problem @{0}: {1} FLOPs, {2} compulsory bytes, {7} bytes as "
+          "written, {3:F3} FLOP/byte; roofline floor {4:F3} ms on {5} "
+          "({6}-bound)",
           problem.getSymName(), analysis.flops, analysis.minBytes,
           analysis.intensity(), analysis.floorSeconds(ceilings) * 1e3,
-          ceilings.device, analysis.floorBound(ceilings));
+          ceilings.device, analysis.floorBound(ceilings), analysis.floorBytes);
+      for (const kf::InputPasses &input : analysis.inputPasses)
+        if (input.passes > 1)
+          problem.emitRemark() << llvm::formatv(
+              "input #{0} ({1} bytes, more than L2 holds) is read {2} times: "
+              "reductions too large for one block's shared memory must "
+              "finish before later uses of it; a one-pass formulation "
+              "(online softmax, one-pass variance) would save {3} bytes",
+              input.argument, input.bytes, input.passes,
+              (input.passes - 1) * input.bytes);
       for (const kf::FusionChance &chance : analysis.fusionChances)
         chance.producer->emitRemark() << llvm::formatv(
             "fusion opportunity: this result ({0} bytes) is written to memory "

@@ -25,7 +25,7 @@ func.func @loop(%a: memref<8xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c8 = arith.constant 8 : index
-  // expected-error @below {{cannot run on the host: kf executes only buffer allocation, copies, reshapes and kernel launches there; the schedule must map this computation to the GPU}}
+  // expected-error @below {{'scf.for' cannot run on the host: kf executes only buffer allocation, copies, reshapes and kernel launches there; the schedule must map this computation to the GPU}}
   scf.for %i = %c0 to %c8 step %c1 {
     %v = memref.load %a[%i] : memref<8xf32>
     memref.store %v, %a[%i] : memref<8xf32>

@@ -73,6 +73,68 @@ def KFMaterializeWorkgroupMemory
   ];
 }
 
+def KFSinkIntoLaunches : Pass<"kf-sink-into-launches", "mlir::func::FuncOp"> {
+  let summary = "Move constants and index computations used by a launch into it";
+  let description = [{
+    Like upstream's gpu-launch-sink-index-computations, but it also sinks
+    every constant-like op (`ub.poison` padding values of vector transfers,
+    vector constants), which the upstream pass leaves on the host. Anything
+    left on the host and used in a launch becomes a kernel argument, and kf's
+    runtime can pass only buffers and scalar constants.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+def KFLowerVectorOps : Pass<"kf-lower-vector-ops", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Lower the vector ops a schedule leaves to the 1-D forms NVVM takes";
+  let description = [{
+    Vectorized schedules leave multi-dimensional vector ops in kernels
+    (`vector.multi_reduction` of a vectorized reduction, n-D broadcasts,
+    shape casts, transposes, transfers with permutation maps), for which
+    neither convert-vector-to-llvm nor convert-gpu-to-nvvm has conversion
+    patterns. This pass rewrites them, with upstream's lowering patterns,
+    into 1-D vector ops and `vector.reduction`; unit dimensions are dropped
+    first so that a `vector<1x8x1xf32>` reduction becomes a 1-D one rather
+    than an unrolled sequence of element extractions. Transfers are left to
+    convert-vector-to-scf.
+  }];
+  let dependentDialects = ["::mlir::vector::VectorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def KFFuseElementwise : Pass<"kf-fuse-elementwise", "mlir::func::FuncOp"> {
+  let summary = "Fuse elementwise producers into all their consumers (recomputing them)";
+  let description = [{
+    Upstream's linalg-fuse-elementwise-ops fuses a producer only into its
+    single consumer. For memory-bound chains the intermediate a producer
+    writes costs more than recomputing it: softmax's `exp(x - max)` feeds
+    both the row sum and the division, and materializing it is one extra
+    write and one extra read of the whole tensor. This pass fuses every
+    all-parallel `linalg.generic` producer into each consumer for which
+    upstream's elementwise fusion is legal (`areElementwiseOpsFusable`),
+    whatever its number of uses; a producer left without uses disappears.
+    Schedules run it with `transform.apply_registered_pass
+    "kf-fuse-elementwise"` on the function before tiling.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def KFCollapseReductionDims
+    : Pass<"kf-collapse-reduction-dims", "mlir::func::FuncOp"> {
+  let summary = "Collapse runs of adjacent reduction dimensions of linalg.generic ops";
+  let description = [{
+    `transform.structured.split_reduction` splits one reduction dimension;
+    a layer norm reduces over three. This pass collapses every run of two or
+    more adjacent reduction loops that all indexing maps keep contiguous
+    (upstream's `areDimSequencesPreserved`) into one loop, reshaping the
+    operands with `tensor.collapse_shape` (upstream's
+    `populateCollapseDimensions`). Schedules run it with
+    `transform.apply_registered_pass "kf-collapse-reduction-dims"`.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def KFMergeKernelModules : Pass<"kf-merge-kernel-modules", "mlir::ModuleOp"> {
   let summary = "Put every outlined kernel into one gpu.module";
   let description = [{
