@@ -65,7 +65,7 @@ Bottleneck kf::classifyMeasurement(const ProblemAnalysis &problem,
                                    const Ceilings &ceilings, double medianMs,
                                    unsigned launches) {
   double seconds = medianMs / 1e3;
-  double bandwidth = problem.minBytes / seconds / ceilings.copyBytesPerSecond;
+  double bandwidth = problem.floorBytes / seconds / ceilings.copyBytesPerSecond;
   double rate = problem.flops / seconds / ceilings.fp32FlopsPerSecond;
   std::string numbers = llvm::formatv("{0:F0}% of copy bandwidth, {1:F0}% of "
                                       "the fp32 rate",

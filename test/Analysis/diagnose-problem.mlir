@@ -3,7 +3,7 @@
 
 // Problem-wide facts at the linalg level: work, traffic, floor, and the
 // intermediate an eager framework writes and reads back.
-// expected-remark @below {{problem @scale_exp: 2048 FLOPs, at least 8192 bytes moved, 0.250 FLOP/byte; roofline floor 0.000 ms on NVIDIA H200 (kf defaults) (memory-bound)}}
+// expected-remark @below {{problem @scale_exp: 2048 FLOPs, 8192 compulsory bytes, 8192 bytes as written, 0.250 FLOP/byte; roofline floor 0.000 ms on NVIDIA H200 (kf defaults) (memory-bound)}}
 kf.problem @scale_exp reference(@ref) tolerance(<atol = 0.0, rtol = 1.0e-06>)
 func.func @ref(%x: tensor<1024xf32>) -> tensor<1024xf32> {
   %two = arith.constant 2.0 : f32
@@ -30,9 +30,15 @@ func.func @ref(%x: tensor<1024xf32>) -> tensor<1024xf32> {
 
 // CHECK: "problem": {
 // CHECK: "floor_bound": "memory"
+// CHECK: "floor_bytes": 8192
 // CHECK: "flops": 2048
 // CHECK: "fusion_chances": [
 // CHECK: "bytes_saved": 8192
+// CHECK: "input_passes": [
+// CHECK-NEXT: {
+// CHECK-NEXT: "argument": 0,
+// CHECK-NEXT: "bytes": 4096,
+// CHECK-NEXT: "passes": 1
 // CHECK: "min_bytes": 8192
 // CHECK: "op_classes": {
 // CHECK-NEXT: "elementwise": 2

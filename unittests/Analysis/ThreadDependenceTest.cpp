@@ -105,7 +105,7 @@ namespace {
 
 TEST(Bottleneck, MeasuredClasses) {
   kf::ProblemAnalysis copy;
-  copy.minBytes = 4270000000; // 1 ms at the copy ceiling
+  copy.minBytes = copy.floorBytes = 4270000000; // 1 ms at the copy ceiling
   copy.flops = 1000;
   kf::Ceilings ceilings;
   EXPECT_EQ(kf::classifyMeasurement(copy, ceilings, 1.1, 1).kind,
@@ -113,12 +113,12 @@ TEST(Bottleneck, MeasuredClasses) {
   EXPECT_EQ(kf::classifyMeasurement(copy, ceilings, 10.0, 1).kind,
             "latency-bound");
   kf::ProblemAnalysis gemm;
-  gemm.minBytes = 1000;
+  gemm.minBytes = gemm.floorBytes = 1000;
   gemm.flops = 50900000000; // 1 ms at the fp32 rate
   EXPECT_EQ(kf::classifyMeasurement(gemm, ceilings, 1.5, 1).kind,
             "compute-bound");
   kf::ProblemAnalysis tiny;
-  tiny.minBytes = 1000;
+  tiny.minBytes = tiny.floorBytes = 1000;
   tiny.flops = 1000;
   EXPECT_EQ(kf::classifyMeasurement(tiny, ceilings, 0.004, 1).kind,
             "launch-bound");
@@ -127,18 +127,18 @@ TEST(Bottleneck, MeasuredClasses) {
 TEST(Bottleneck, PredictionFollowsFindingsThenIntensity) {
   kf::Ceilings ceilings;
   kf::ProblemAnalysis tiny;
-  tiny.minBytes = 8;
+  tiny.minBytes = tiny.floorBytes = 8;
   tiny.flops = 1;
   EXPECT_EQ(kf::predictBottleneck(tiny, ceilings, llvm::json::Array()).kind,
             "launch-bound");
   kf::ProblemAnalysis elementwise;
-  elementwise.minBytes = 8000000000;
+  elementwise.minBytes = elementwise.floorBytes = 8000000000;
   elementwise.flops = 1000000000;
   llvm::json::Array none;
   EXPECT_EQ(kf::predictBottleneck(elementwise, ceilings, none).kind,
             "memory-bound");
   kf::ProblemAnalysis gemm;
-  gemm.minBytes = 1000000;
+  gemm.minBytes = gemm.floorBytes = 1000000;
   gemm.flops = 1000000000000;
   EXPECT_EQ(kf::predictBottleneck(gemm, ceilings, none).kind, "compute-bound");
   llvm::json::Array lowParallelism{llvm::json::Object{

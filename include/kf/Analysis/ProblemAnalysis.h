@@ -1,9 +1,10 @@
 //===- ProblemAnalysis.h - Work and traffic of a problem --------*- C++ -*-===//
 //
 // Problem-wide facts at the linalg level: floating-point operations, the
-// fewest bytes any kernel must move (each input read once, each output
-// written once), arithmetic intensity, and the roofline floor on a target
-// from measured ceilings.
+// compulsory bytes (each input read once, each output written once), the
+// bytes the computation as written must move (inputs read again after a
+// reduction that is too large to keep on chip), arithmetic intensity, and
+// the roofline floor on a target from measured ceilings.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,10 +28,16 @@ struct Ceilings {
   double copyBytesPerSecond = 4.27e12;
   double fp32FlopsPerSecond = 50.9e12;
   double bf16FlopsPerSecond = 825e12;
+  /// Data larger than this is not in L2 when read again (H200: 50 MiB).
+  double l2Bytes = 50.0 * 1024 * 1024;
+  /// What one thread block can keep on chip: the most dynamic shared memory
+  /// a block may use on sm_90 (227 KiB).
+  double sharedBytesPerBlock = 227.0 * 1024;
 
   /// Reads a JSON file {"device": ..., "copy_bytes_per_second": ...,
-  /// "fp32_flops_per_second": ..., "bf16_flops_per_second": ...}; fields not
-  /// given keep their defaults.
+  /// "fp32_flops_per_second": ..., "bf16_flops_per_second": ..., "l2_bytes":
+  /// ..., "shared_bytes_per_block": ...}; fields not given keep their
+  /// defaults.
   static llvm::Expected<Ceilings> load(llvm::StringRef path);
 };
 
@@ -45,12 +52,28 @@ struct FusionChance {
 /// What kind of computation a linalg op is.
 llvm::StringRef classifyLinalgOp(mlir::Operation *op);
 
+/// How often the computation as written reads one input.
+struct InputPasses {
+  unsigned argument = 0;
+  int64_t bytes = 0;
+  /// Distinct passes over the input: 1 + the reductions (each too large for
+  /// one block's on-chip memory) whose results must be complete before a
+  /// later use of the input; 1 for inputs that fit in L2.
+  unsigned passes = 1;
+};
+
 struct ProblemAnalysis {
   /// Floating-point operations of the reference (a multiply-add counts 2).
   int64_t flops = 0;
-  /// Bytes every kernel must move at least: inputs read once plus outputs
-  /// written once.
+  /// Compulsory bytes: inputs read once plus outputs written once. Only an
+  /// algebraic rewrite (an online softmax, a one-pass variance) or a kernel
+  /// keeping whole reduced slices on chip (clusters) reaches this.
   int64_t minBytes = 0;
+  /// Bytes the computation as written moves at least: outputs written once,
+  /// each input read once per pass (`inputPasses`); intermediates are
+  /// recomputed, never stored. The roofline floor uses these.
+  int64_t floorBytes = 0;
+  llvm::SmallVector<InputPasses> inputPasses;
   /// Bytes the reference moves when each linalg op is its own memory pass
   /// (what an eager framework does).
   int64_t unfusedBytes = 0;
@@ -63,13 +86,14 @@ struct ProblemAnalysis {
   double intensity() const {
     return minBytes ? double(flops) / double(minBytes) : 0;
   }
-  /// max(bytes / bandwidth, flops / rate) in seconds.
+  /// max(floor bytes / bandwidth, flops / rate) in seconds.
   double floorSeconds(const Ceilings &ceilings) const;
   /// "memory" or "compute": which term sets the floor.
   llvm::StringRef floorBound(const Ceilings &ceilings) const;
 };
 
-ProblemAnalysis analyzeProblem(mlir::func::FuncOp reference);
+ProblemAnalysis analyzeProblem(mlir::func::FuncOp reference,
+                               const Ceilings &ceilings = {});
 
 llvm::json::Value toJSON(const ProblemAnalysis &analysis,
                          const Ceilings &ceilings);
