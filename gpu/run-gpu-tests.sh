@@ -70,10 +70,18 @@ echo "== sum over dim 1 with the reduction split 16 ways"
 run sum-split eval "$problems/sum_reduction.mlir" $quick --schedule "$schedules/sum_reduction_split.mlir"
 run eval-small-sum-split eval "$small/sum_reduction.mlir" --trials 3 --runs 5 --schedule "$schedules/sum_reduction_split.mlir"
 
+echo "== near-floor hand-written schedules of the memory-bound examples"
+run sum-registers eval "$problems/sum_reduction.mlir" $quick --time-reference=false \
+  --schedule "$schedules/sum_reduction_registers.mlir"
+run softmax-split eval "$problems/softmax.mlir" $quick --time-reference=false \
+  --schedule "$schedules/softmax_split.mlir"
+run layernorm-split eval "$problems/layernorm.mlir" $quick --time-reference=false \
+  --schedule "$schedules/layernorm_split.mlir"
+
 echo "== matmul with shared memory"
 run matmul-shared eval "$problems/matmul.mlir" $quick --schedule "$schedules/matmul_shared.mlir"
 
-echo "== PyTorch eager on the same shapes"
+echo "== PyTorch eager and torch.compile on the same shapes"
 python3 "$here/torch_baselines.py" > "$out/torch.json" 2> "$out/torch.err" || echo "torch baselines failed: $(tail -3 "$out/torch.err")"
 
 # One file to carry back: every result and the logs of failed runs.

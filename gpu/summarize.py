@@ -25,7 +25,7 @@ for path in sorted(glob.glob(os.path.join(out, "*.json"))):
         data = json.load(open(path))
         everything[name] = data
     except Exception as e:
-        rows.append((name, "-", "unreadable: %s" % e, "", "", "", "", ""))
+        rows.append((name, "-", "unreadable: %s" % e, "", "", "", "", "", ""))
         continue
     for r in data if isinstance(data, list) else [data]:
         t = r.get("time") or {}
@@ -33,6 +33,7 @@ for path in sorted(glob.glob(os.path.join(out, "*.json"))):
         spread = ("%.3f-%.3f" % (t["p10_ms"], t["p90_ms"])) if med else ""
         problem = r.get("problem", "")
         eager = torch_times.get(problem, {}).get("median_ms")
+        compiled = torch_times.get(problem + "_compiled", {}).get("median_ms")
         b = r.get("bottleneck", {})
         bottlenecks.append((name, os.path.basename(r.get("candidate", "")),
                             b.get("predicted", ""), b.get("measured", ""),
@@ -41,7 +42,8 @@ for path in sorted(glob.glob(os.path.join(out, "*.json"))):
                      "%.3f" % med if med else "", spread,
                      "%.0f" % r["achieved_gb_per_s"] if "achieved_gb_per_s" in r else "",
                      "%.2f" % r["fraction_of_floor"] if "fraction_of_floor" in r else "",
-                     "%.3f" % eager if eager else ""))
+                     "%.3f" % eager if eager else "",
+                     "%.3f" % compiled if compiled else ""))
         if r.get("status") not in ("correct", None):
             print("%s / %s: %s" % (name, r.get("candidate"), r.get("message", "")[:300]))
 
@@ -76,7 +78,8 @@ for path in glob.glob(os.path.join(out, "check-reference-*.json")):
     if name not in everything:
         failures.append("%s: no result" % name)
 
-header = ("run", "candidate", "status", "median ms", "p10-p90 ms", "GB/s", "floor frac", "torch ms")
+header = ("run", "candidate", "status", "median ms", "p10-p90 ms", "GB/s", "floor frac", "eager ms",
+          "compile ms")
 widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
 for row in [header] + rows:
     print("  ".join(str(x).ljust(w) for x, w in zip(row, widths)))
@@ -88,6 +91,25 @@ if bundle_path:
             everything.setdefault("stderr", {})[os.path.basename(path)] = text[-4000:]
     everything["torch"] = torch_times
     json.dump(everything, open(bundle_path, "w"), indent=1)
+
+# Issue 4's check: on the memory-bound examples, the best hand-written
+# schedule is within 15% of the predicted floor (floor / time >= 1 / 1.15).
+print("\nfloor check (best correct candidate per memory-bound problem):")
+best = {}
+for name, data in everything.items():
+    for r in data if isinstance(data, list) else [data]:
+        if not isinstance(r, dict) or r.get("status") != "correct":
+            continue
+        a = r.get("analysis", {})
+        if a.get("floor_bound") != "memory" or "fraction_of_floor" not in r:
+            continue
+        p = r.get("problem")
+        if p not in best or r["fraction_of_floor"] > best[p][0]:
+            best[p] = (r["fraction_of_floor"], r["time"]["median_ms"], a.get("floor_ms"),
+                       os.path.basename(r.get("candidate", "")))
+for p, (frac, ms, floor, cand) in sorted(best.items()):
+    print("  %-16s floor %.3f ms, best %.3f ms (%s): %.2f of floor, %s" % (
+        p, floor, ms, cand, frac, "within 15%" if frac >= 1 / 1.15 else "NOT within 15%"))
 
 if failures:
     print("\nUNEXPECTED:")
