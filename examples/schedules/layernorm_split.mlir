@@ -112,7 +112,6 @@ module attributes {transform.with_named_sequence} {
       transform.apply_patterns.vector.cast_away_vector_leading_one_dim
       transform.apply_patterns.vector.lower_transfer max_transfer_rank = 1
       transform.apply_patterns.vector.transfer_permutation_patterns
-      transform.apply_patterns.memref.fold_memref_alias_ops
       transform.apply_patterns.canonicalization
     } : !transform.any_op
     %foralls = transform.structured.match ops{["scf.forall"]} in %bfunc : (!transform.any_op) -> !transform.any_op

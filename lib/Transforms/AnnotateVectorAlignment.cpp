@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/ADT/APInt.h"
 
@@ -51,21 +52,38 @@ int64_t knownDivisor(Value value, unsigned depth = 0) {
 }
 
 /// Alignment in bytes of an access at `indices` of `base`, or 0 if unknown.
+/// `base` is a kernel argument, or a view of one that expand-strided-metadata
+/// left as a reinterpret_cast whose offset may be an SSA value (a tile of a
+/// subview).
 int64_t accessAlignment(Value base, ValueRange indices, int64_t vectorBytes) {
-  auto arg = dyn_cast<BlockArgument>(base);
   auto memref = dyn_cast<MemRefType>(base.getType());
-  if (!arg || !memref || !isa<gpu::GPUFuncOp>(arg.getOwner()->getParentOp()))
+  if (!memref)
+    return 0;
+  Value root = base;
+  std::optional<Value> dynamicOffset;
+  if (auto cast = root.getDefiningOp<memref::ReinterpretCastOp>()) {
+    root = cast.getSource();
+    if (auto metadata = root.getDefiningOp<memref::ExtractStridedMetadataOp>())
+      root = metadata.getSource();
+    OpFoldResult offset = cast.getMixedOffsets().front();
+    if (auto value = dyn_cast<Value>(offset))
+      dynamicOffset = value;
+  }
+  auto arg = dyn_cast<BlockArgument>(root);
+  if (!arg || !isa<gpu::GPUFuncOp>(arg.getOwner()->getParentOp()))
     return 0;
   SmallVector<int64_t> strides;
   int64_t offset;
   if (failed(memref.getStridesAndOffset(strides, offset)) ||
-      ShapedType::isDynamic(offset) ||
+      (ShapedType::isDynamic(offset) && !dynamicOffset) ||
       llvm::any_of(strides, ShapedType::isDynamic))
     return 0;
   unsigned elementBytes = memref.getElementTypeBitWidth() / 8;
   if (elementBytes == 0)
     return 0;
-  int64_t divisor = offset == 0 ? kArgumentAlignment : std::abs(offset);
+  int64_t divisor = dynamicOffset ? knownDivisor(*dynamicOffset)
+                    : offset == 0 ? kArgumentAlignment
+                                  : std::abs(offset);
   for (auto [index, stride] : llvm::zip(indices, strides))
     divisor = std::gcd(divisor, knownDivisor(index) * std::abs(stride));
   int64_t bytes = divisor * elementBytes;

@@ -40,4 +40,39 @@ gpu.module @kernels {
     vector.store %v, %in[%row, %col] : memref<64x1023xf32>, vector<4xf32>
     gpu.return
   }
+
+  // A tile of the output as expand-strided-metadata leaves it: a
+  // reinterpret_cast of the argument with an SSA offset. The offset is a
+  // multiple of 4 elements: 16-byte aligned.
+  // CHECK-LABEL: gpu.func @tile_view
+  // CHECK: vector.store {{.*}} {alignment = 16 : i64}
+  gpu.func @tile_view(%out: memref<64x1024xf32>) kernel {
+    %tid = gpu.thread_id x
+    %c4 = arith.constant 4 : index
+    %c0 = arith.constant 0 : index
+    %off = arith.muli %tid, %c4 : index
+    %base, %o, %sizes:2, %strides:2 = memref.extract_strided_metadata %out : memref<64x1024xf32> -> memref<f32>, index, index, index, index, index
+    %tile = memref.reinterpret_cast %base to offset: [%off], sizes: [1, 4], strides: [1024, 1] : memref<f32> to memref<1x4xf32, strided<[1024, 1], offset: ?>>
+    %v = arith.constant dense<1.0> : vector<4xf32>
+    vector.store %v, %tile[%c0, %c0] : memref<1x4xf32, strided<[1024, 1], offset: ?>>, vector<4xf32>
+    gpu.return
+  }
+
+  // The same with an offset of 4 * tid + 1 elements: nothing known.
+  // CHECK-LABEL: gpu.func @tile_view_odd
+  // CHECK: vector.store
+  // CHECK-NOT: alignment
+  gpu.func @tile_view_odd(%out: memref<64x1024xf32>) kernel {
+    %tid = gpu.thread_id x
+    %c4 = arith.constant 4 : index
+    %c1 = arith.constant 1 : index
+    %c0 = arith.constant 0 : index
+    %mul = arith.muli %tid, %c4 : index
+    %off = arith.addi %mul, %c1 : index
+    %base, %o, %sizes:2, %strides:2 = memref.extract_strided_metadata %out : memref<64x1024xf32> -> memref<f32>, index, index, index, index, index
+    %tile = memref.reinterpret_cast %base to offset: [%off], sizes: [1, 4], strides: [1024, 1] : memref<f32> to memref<1x4xf32, strided<[1024, 1], offset: ?>>
+    %v = arith.constant dense<1.0> : vector<4xf32>
+    vector.store %v, %tile[%c0, %c0] : memref<1x4xf32, strided<[1024, 1], offset: ?>>, vector<4xf32>
+    gpu.return
+  }
 }
