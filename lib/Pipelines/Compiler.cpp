@@ -9,6 +9,7 @@
 
 #include "mlir/Parser/Parser.h"
 
+#include "kf/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Pass/PassManager.h"
@@ -131,6 +132,14 @@ kf::compileCandidate(ModuleOp problem, StringRef problemName,
   OwningOpRef<ModuleOp> payload = ModuleOp::create(problem.getLoc());
   payload->getBody()->push_back(reference->clone());
   func::FuncOp payloadReference = *payload->getOps<func::FuncOp>().begin();
+
+  if (options.widenAccumulators) {
+    PassManager widen(context);
+    widen.addNestedPass<func::FuncOp>(kf::createKFWidenAccumulators());
+    if (failed(widen.run(*payload)))
+      return fail(CompileStage::Schedule);
+    payloadReference = *payload->getOps<func::FuncOp>().begin();
+  }
 
   CompiledCandidate result;
   if (schedule) {

@@ -1,6 +1,7 @@
 //===- CpuReference.cpp - The reference function run on the CPU -----------===//
 
 #include "kf/Pipelines/CpuReference.h"
+#include "kf/Transforms/Passes.h"
 
 #include "kf/Runtime/ProblemSpec.h"
 
@@ -44,6 +45,8 @@ kf::runReferenceOnCPU(ProblemOp problem,
   std::string name = problem.getReferenceFunc().getSymName().str();
 
   PassManager pm(context);
+  // The same f64 accumulation as the GPU reference (kf-widen-accumulators).
+  pm.addNestedPass<func::FuncOp>(kf::createKFWidenAccumulators());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =

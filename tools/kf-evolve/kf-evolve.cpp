@@ -257,12 +257,15 @@ int writeOutput(StringRef text) {
   return 0;
 }
 
-/// The trusted reference: the reference function under the default
-/// schedule. Reports a failure itself.
+/// The trusted reference: the reference function, its reductions
+/// accumulating in f64, under the default schedule. Reports a failure
+/// itself.
 FailureOr<kf::CompiledCandidate> compileReference(LoadedProblem &loaded) {
   kf::CompileStage stage;
+  kf::CompileOptions options = compileOptions();
+  options.widenAccumulators = true;
   FailureOr<kf::CompiledCandidate> reference = kf::compileCandidate(
-      *loaded.module, problemName, std::nullopt, compileOptions(), &stage);
+      *loaded.module, problemName, std::nullopt, options, &stage);
   if (failed(reference))
     fail("the reference does not compile (" + kf::stringifyCompileStage(stage) +
          " stage)");

@@ -30,6 +30,10 @@ struct CompileOptions {
   unsigned optLevel = 3;
   /// "isa" (PTX) or "bin" (cubin through ptxas).
   std::string format = "isa";
+  /// Give the reference's f32 reductions f64 accumulators
+  /// (kf-widen-accumulators) before the default schedule: how the trusted
+  /// reference is built.
+  bool widenAccumulators = false;
 };
 
 struct CompiledCandidate {

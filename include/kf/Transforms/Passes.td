@@ -135,6 +135,28 @@ def KFCollapseReductionDims
                            "::mlir::tensor::TensorDialect"];
 }
 
+def KFWidenAccumulators : Pass<"kf-widen-accumulators", "mlir::func::FuncOp"> {
+  let summary = "Accumulate f32 reductions in f64 (for the trusted reference)";
+  let description = [{
+    The trusted reference must be more accurate than the candidates it
+    judges. A sequential f32 sum of millions of terms (a layer norm's
+    variance over 4M elements) is off by about 1%, more than any sensible
+    tolerance, while a candidate's split sum is accurate. This pass gives
+    every `linalg.generic` reduction with an f32 accumulator an f64 one:
+    the initial value is extended, the combiner (the one op that uses the
+    accumulator and whose result is yielded: addf, mulf, maximumf, ...) runs
+    in f64, and the result is truncated back to f32 for its users. kf-evolve
+    applies it to the reference only; reductions of another shape are left
+    alone.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+  let statistics = [
+    Statistic<"numWidened", "widened-reductions", "Reductions given an f64 accumulator">,
+  ];
+}
+
 def KFMergeKernelModules : Pass<"kf-merge-kernel-modules", "mlir::ModuleOp"> {
   let summary = "Put every outlined kernel into one gpu.module";
   let description = [{
@@ -184,6 +206,36 @@ def KFDiagnose : Pass<"kf-diagnose", "mlir::ModuleOp"> {
   let statistics = [
     Statistic<"numKernels", "kernels", "Kernels diagnosed">,
     Statistic<"numFindings", "findings", "Findings reported">,
+  ];
+}
+
+def KFDetectCheats : Pass<"kf-detect-cheats", "mlir::ModuleOp"> {
+  let summary = "Reject kernels that do not compute their outputs from their inputs";
+  let description = [{
+    Static cheat checks on every kernel of the module (gpu.func kernels and
+    llvm.func kernels with nvvm ops): outputs never written, outputs that no
+    input reaches (constant or zero outputs), outputs the store pattern
+    provably covers only in part, writes to inputs, calls to anything but
+    math functions, dynamic parallelism, device globals that keep state
+    across launches, arithmetic narrower than the problem's precision, and
+    memory reached through pointers not derived from the kernel's
+    arguments. Roles of kernel arguments come from `kf.role` argument
+    attributes or from the host launches (see docs/cheating.md). Each
+    finding is an error "rejected [code]: ..." at the offending op; the pass
+    fails when there is one.
+  }];
+  let options = [
+    Option<"numInputs", "num-inputs", "int", /*default=*/"-1",
+           "Host arguments below this index are inputs, the others outputs "
+           "(default: from the module's kf.problem)">,
+    Option<"minFloatBits", "min-float-bits", "unsigned", /*default=*/"32",
+           "Floating-point arithmetic narrower than this is lower precision "
+           "than the problem allows">,
+    Option<"jsonPath", "json", "std::string", /*default=*/"\"\"",
+           "Also write the findings as a JSON array to this file ('-' for stdout)">,
+  ];
+  let statistics = [
+    Statistic<"numFindings", "findings", "Cheats found">,
   ];
 }
 
