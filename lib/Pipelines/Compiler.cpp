@@ -24,6 +24,8 @@ llvm::StringRef kf::stringifyCompileStage(CompileStage stage) {
     return "transform";
   case CompileStage::Lowering:
     return "lowering";
+  case CompileStage::CheatCheck:
+    return "cheat-check";
   case CompileStage::HostCode:
     return "host-code";
   }
@@ -69,37 +71,56 @@ static LogicalResult checkLibDeviceResolved(ModuleOp lowered) {
 static void setPipelineOptions(kf::LowerToPTXOptions &lowering,
                                const kf::CompileOptions &options);
 
-/// Runs kf-lower-to-ptx on `payload`, taking the kernel diagnosis just
-/// before serialization.
-static LogicalResult lowerAndDiagnose(ModuleOp payload,
-                                      const kf::CompileOptions &options,
-                                      llvm::json::Array &diagnosis) {
+/// Runs kf-lower-to-ptx on `payload`, taking the kernel diagnosis and the
+/// static cheat checks just before serialization.
+static LogicalResult
+lowerAndDiagnose(ModuleOp payload, unsigned numInputs,
+                 const kf::CompileOptions &options,
+                 llvm::json::Array &diagnosis, kf::CompileStage *failedStage,
+                 SmallVectorImpl<kf::CheatFinding> *rejections) {
   kf::LowerToPTXOptions lowering;
   setPipelineOptions(lowering, options);
   PassManager pm(payload.getContext());
   kf::buildLowerToPTXPipeline(pm, lowering, /*serialize=*/false);
   if (failed(pm.run(payload)))
-    return failure();
+    return failAt(kf::CompileStage::Lowering, failedStage);
   for (Operation *kernel : kf::KernelAnalysis::findKernels(payload)) {
     kf::KernelAnalysis analysis(kernel);
     diagnosis.push_back(kf::toJSON(analysis, kf::diagnoseKernel(analysis)));
   }
+  kf::CheatCheckOptions cheatOptions;
+  cheatOptions.numInputs = numInputs;
+  SmallVector<kf::CheatFinding> cheats =
+      kf::detectCheats(payload, cheatOptions);
+  if (!cheats.empty()) {
+    for (const kf::CheatFinding &finding : cheats)
+      (finding.op ? finding.op : payload.getOperation())->emitError()
+          << kf::formatRejection(finding);
+    if (rejections)
+      rejections->append(cheats.begin(), cheats.end());
+    return failAt(kf::CompileStage::CheatCheck, failedStage);
+  }
   PassManager serialize(payload.getContext());
   kf::buildSerializePipeline(serialize, lowering);
-  return serialize.run(payload);
+  if (failed(serialize.run(payload)))
+    return failAt(kf::CompileStage::Lowering, failedStage);
+  return success();
 }
 
 /// The common tail of both kinds of candidate: lower `payload` (scheduled
 /// or kernel IR) to PTX, diagnose its kernels, and read the launch plan.
-static LogicalResult finishCompile(OwningOpRef<ModuleOp> payload,
-                                   const kf::CompileOptions &options,
-                                   kf::CompiledCandidate &result,
-                                   kf::CompileStage *failedStage) {
+static LogicalResult
+finishCompile(OwningOpRef<ModuleOp> payload, unsigned numInputs,
+              const kf::CompileOptions &options, kf::CompiledCandidate &result,
+              kf::CompileStage *failedStage,
+              SmallVectorImpl<kf::CheatFinding> *rejections) {
   auto fail = [&](kf::CompileStage stage) {
     return failAt(stage, failedStage);
   };
-  if (failed(lowerAndDiagnose(*payload, options, result.diagnosis)) ||
-      failed(checkLibDeviceResolved(*payload)))
+  if (failed(lowerAndDiagnose(*payload, numInputs, options, result.diagnosis,
+                              failedStage, rejections)))
+    return failure();
+  if (failed(checkLibDeviceResolved(*payload)))
     return fail(kf::CompileStage::Lowering);
   FailureOr<kf::LaunchPlan> plan = kf::buildLaunchPlan(*payload);
   if (failed(plan))
@@ -120,7 +141,8 @@ static void setPipelineOptions(kf::LowerToPTXOptions &lowering,
 FailureOr<kf::CompiledCandidate>
 kf::compileCandidate(ModuleOp problem, StringRef problemName,
                      std::optional<StringRef> schedule,
-                     const CompileOptions &options, CompileStage *failedStage) {
+                     const CompileOptions &options, CompileStage *failedStage,
+                     SmallVectorImpl<CheatFinding> *rejections) {
   auto fail = [&](CompileStage stage) { return failAt(stage, failedStage); };
   FailureOr<ProblemOp> problemOp = lookupProblem(problem, problemName);
   if (failed(problemOp))
@@ -165,7 +187,8 @@ kf::compileCandidate(ModuleOp problem, StringRef problemName,
   }
   if (failed(applySchedule(*payload, *script)))
     return fail(CompileStage::Transform);
-  if (failed(finishCompile(std::move(payload), options, result, failedStage)))
+  if (failed(finishCompile(std::move(payload), reference.getNumArguments(),
+                           options, result, failedStage, rejections)))
     return failure();
   return result;
 }
@@ -182,7 +205,8 @@ std::string kf::collectKernelImages(ModuleOp lowered) {
 FailureOr<kf::CompiledCandidate>
 kf::compileKernelCandidate(ModuleOp problem, StringRef problemName,
                            ModuleOp kernel, const CompileOptions &options,
-                           CompileStage *failedStage) {
+                           CompileStage *failedStage,
+                           SmallVectorImpl<CheatFinding> *rejections) {
   auto fail = [&](CompileStage stage) { return failAt(stage, failedStage); };
   FailureOr<ProblemOp> problemOp = lookupProblem(problem, problemName);
   if (failed(problemOp))
@@ -219,8 +243,9 @@ kf::compileKernelCandidate(ModuleOp problem, StringRef problemName,
   }
 
   CompiledCandidate result;
-  if (failed(finishCompile(cast<ModuleOp>(kernel->clone()), options, result,
-                           failedStage)))
+  if (failed(finishCompile(cast<ModuleOp>(kernel->clone()),
+                           reference.getNumArguments(), options, result,
+                           failedStage, rejections)))
     return failure();
   return result;
 }

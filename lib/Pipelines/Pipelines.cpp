@@ -141,6 +141,6 @@ void kf::registerKFPipelines() {
       "Lower a scheduled module (gpu.launch on memrefs) to host launch code "
       "and gpu.binary ops holding PTX (format=isa) or cubin (format=bin)",
       [](OpPassManager &pm, const LowerToPTXOptions &options) {
-        buildLowerToPTXPipeline(pm, options);
+        buildLowerToPTXPipeline(pm, options, options.serialize);
       });
 }

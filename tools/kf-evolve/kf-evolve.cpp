@@ -206,11 +206,12 @@ std::vector<CandidateSource> candidateSources() {
 /// Compiles one candidate; diagnostics go to the source manager handler.
 FailureOr<kf::CompiledCandidate>
 compileSource(MLIRContext &context, SourceMgr &sourceMgr, ModuleOp problem,
-              const CandidateSource &source, kf::CompileStage &stage) {
+              const CandidateSource &source, kf::CompileStage &stage,
+              SmallVectorImpl<kf::CheatFinding> *rejections = nullptr) {
   kf::CompileOptions options = compileOptions();
   if (source.kind == CandidateSource::Kind::Default)
     return kf::compileCandidate(problem, problemName, std::nullopt, options,
-                                &stage);
+                                &stage, rejections);
   std::string error;
   auto file = openInputFile(source.path, &error);
   if (!file) {
@@ -221,7 +222,7 @@ compileSource(MLIRContext &context, SourceMgr &sourceMgr, ModuleOp problem,
   if (source.kind == CandidateSource::Kind::Schedule) {
     std::string text = file->getBuffer().str();
     return kf::compileCandidate(problem, problemName, StringRef(text), options,
-                                &stage);
+                                &stage, rejections);
   }
   OwningOpRef<ModuleOp> kernel =
       parseSourceFile<ModuleOp>(source.path, ParserConfig(&context));
@@ -230,7 +231,7 @@ compileSource(MLIRContext &context, SourceMgr &sourceMgr, ModuleOp problem,
     return failure();
   }
   return kf::compileKernelCandidate(problem, problemName, *kernel, options,
-                                    &stage);
+                                    &stage, rejections);
 }
 
 kf::CompileOptions compileOptions() {
@@ -369,8 +370,22 @@ int runEval(MLIRContext &context, const char *argv0) {
     json::Object output{{"problem", loaded->problem.getSymName()},
                         {"candidate", source.label()},
                         {"analysis", kf::toJSON(analysis, ceilings)}};
-    FailureOr<kf::CompiledCandidate> candidate =
-        compileSource(context, sourceMgr, *loaded->module, source, stage);
+    SmallVector<kf::CheatFinding> rejections;
+    FailureOr<kf::CompiledCandidate> candidate = compileSource(
+        context, sourceMgr, *loaded->module, source, stage, &rejections);
+    if (failed(candidate) && !rejections.empty()) {
+      // Static cheat checks: one readable line per reason.
+      output["status"] = "rejected";
+      output["category"] = "cheating";
+      output["message"] = kf::formatRejection(rejections.front());
+      json::Array reasons;
+      for (const kf::CheatFinding &finding : rejections)
+        reasons.push_back(kf::toJSON(finding));
+      output["rejections"] = std::move(reasons);
+      results.push_back(std::move(output));
+      allCorrect = false;
+      continue;
+    }
     if (failed(candidate)) {
       output["status"] = "compile-error";
       output["category"] = kf::stringifyCompileStage(stage);

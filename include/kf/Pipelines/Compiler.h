@@ -9,6 +9,7 @@
 #ifndef KF_PIPELINES_COMPILER_H
 #define KF_PIPELINES_COMPILER_H
 
+#include "kf/Analysis/CheatDetection.h"
 #include "kf/Pipelines/Pipelines.h"
 #include "kf/Runtime/LaunchPlan.h"
 
@@ -21,7 +22,7 @@
 namespace kf {
 
 /// Where a compilation failed, for reports and the search's bookkeeping.
-enum class CompileStage { Schedule, Transform, Lowering, HostCode };
+enum class CompileStage { Schedule, Transform, Lowering, CheatCheck, HostCode };
 llvm::StringRef stringifyCompileStage(CompileStage stage);
 
 struct CompileOptions {
@@ -55,7 +56,8 @@ mlir::FailureOr<CompiledCandidate>
 compileCandidate(mlir::ModuleOp problem, llvm::StringRef problemName,
                  std::optional<llvm::StringRef> schedule,
                  const CompileOptions &options,
-                 CompileStage *failedStage = nullptr);
+                 CompileStage *failedStage = nullptr,
+                 llvm::SmallVectorImpl<CheatFinding> *rejections = nullptr);
 
 /// Compiles a candidate given as kernel IR rather than a schedule (a
 /// rewritten kernel): a module with one public host function whose
@@ -63,10 +65,10 @@ compileCandidate(mlir::ModuleOp problem, llvm::StringRef problemName,
 /// shapes and element types, launching kernels with gpu.launch or
 /// gpu.launch_func. It goes through kf-lower-to-ptx like a scheduled
 /// problem. Errors are emitted as diagnostics.
-mlir::FailureOr<CompiledCandidate>
-compileKernelCandidate(mlir::ModuleOp problem, llvm::StringRef problemName,
-                       mlir::ModuleOp kernel, const CompileOptions &options,
-                       CompileStage *failedStage = nullptr);
+mlir::FailureOr<CompiledCandidate> compileKernelCandidate(
+    mlir::ModuleOp problem, llvm::StringRef problemName, mlir::ModuleOp kernel,
+    const CompileOptions &options, CompileStage *failedStage = nullptr,
+    llvm::SmallVectorImpl<CheatFinding> *rejections = nullptr);
 
 /// Compiles kf's runtime kernels (see RuntimeKernels.h) for the target.
 mlir::FailureOr<PlanModule>

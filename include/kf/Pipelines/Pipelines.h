@@ -37,6 +37,12 @@ struct LowerToPTXOptions : public mlir::PassPipelineOptions<LowerToPTXOptions> {
                      "(default: $KF_CUDA_PATH, $CUDA_HOME, $CUDA_PATH, "
                      "/usr/local/cuda, or the toolkit of ptxas on PATH)"),
       llvm::cl::init("")};
+  PassOptions::Option<bool> serialize{
+      *this, "serialize",
+      llvm::cl::desc("End with gpu-module-to-binary (false: stop at the llvm + "
+                     "nvvm kernels, what kf-diagnose and kf-detect-cheats "
+                     "read)"),
+      llvm::cl::init(true)};
 };
 
 /// The CUDA toolkit kf links libdevice from, or "" when none is found (see
