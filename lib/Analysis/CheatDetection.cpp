@@ -196,6 +196,7 @@ private:
     Operation *anchor = nullptr;
   };
   llvm::MapVector<BufferId, OutputInfo> outputs;
+  llvm::DenseSet<BufferId> inputs;
 };
 
 void CheatDetector::assignRoles() {
@@ -242,21 +243,45 @@ void CheatDetector::assignRoles() {
     }
   });
 
+  // Outputs: host arguments from numInputs on (whether or not a kernel
+  // receives them), and kernel arguments marked kf.role = "output".
+  if (numInputs)
+    module.walk([&](func::FuncOp host) {
+      // The candidate's host function (launches or not: one that launches
+      // nothing writes no output either).
+      if (host->getParentOfType<gpu::GPUModuleOp>() || host.isExternal() ||
+          !host.isPublic())
+        return;
+      for (BlockArgument arg : host.getArguments()) {
+        if (!isa<MemRefType>(arg.getType()))
+          continue;
+        if (arg.getArgNumber() < *numInputs) {
+          inputs.insert(arg.getAsOpaquePointer());
+          continue;
+        }
+        OutputInfo &info = outputs[arg.getAsOpaquePointer()];
+        info.anchor = host;
+        info.name = describeValue(arg);
+        info.elements = cast<MemRefType>(arg.getType()).getNumElements();
+      }
+    });
   for (auto &[kernel, roles] : argRoles)
     for (auto [index, entry] : llvm::enumerate(roles)) {
+      BlockArgument arg = kernel->getRegion(0).front().getArgument(index);
+      BufferId id = entry.first ? entry.first.getAsOpaquePointer()
+                                : arg.getAsOpaquePointer();
+      if (entry.second == Role::Input) {
+        inputs.insert(id);
+        continue;
+      }
       if (entry.second != Role::Output)
         continue;
-      BufferId id = entry.first ? entry.first.getAsOpaquePointer()
-                                : kernel->getRegion(0)
-                                      .front()
-                                      .getArgument(index)
-                                      .getAsOpaquePointer();
       OutputInfo &info = outputs[id];
-      if (!info.anchor) {
+      // Point at the kernel that writes it rather than the host function.
+      if (!info.anchor || isa<func::FuncOp>(info.anchor))
         info.anchor = kernel;
-        Value named = entry.first
-                          ? entry.first
-                          : kernel->getRegion(0).front().getArgument(index);
+      if (info.name.empty()) {
+        Value named = entry.first ? entry.first : Value(arg);
         info.name = describeValue(named);
         if (auto type = dyn_cast<MemRefType>(named.getType()))
           info.elements = type.getNumElements();
@@ -446,15 +471,6 @@ SmallVector<CheatFinding> CheatDetector::run() {
     Role role;
   };
   SmallVector<StoreFacts> stores;
-  llvm::DenseSet<BufferId> inputs;
-  for (auto &[kernel, roles] : argRoles)
-    for (auto [index, entry] : llvm::enumerate(roles))
-      if (entry.second == Role::Input)
-        inputs.insert(entry.first ? entry.first.getAsOpaquePointer()
-                                  : kernel->getRegion(0)
-                                        .front()
-                                        .getArgument(index)
-                                        .getAsOpaquePointer());
 
   for (Operation *kernel : kernels) {
     checkCallsAndGlobals(kernel);
@@ -526,8 +542,8 @@ SmallVector<CheatFinding> CheatDetector::run() {
     }
   }
 
-  if (inputs.empty())
-    return std::move(findings);
+  if (outputs.empty())
+    return std::move(findings); // roles unknown: nothing to check outputs by
 
   for (auto &[id, info] : outputs) {
     bool written = llvm::any_of(
@@ -575,31 +591,19 @@ SmallVector<CheatFinding> CheatDetector::run() {
         decidable = false;
         break;
       }
-      // Enclosing loops: structured ones with constant trip counts only.
+      // Enclosing loops (structured or natural CFG loops) with constant trip
+      // counts; while loops and unknown trip counts leave it undecided.
       for (Operation *parent = facts.access.op->getParentOp();
-           parent && parent != facts.kernel; parent = parent->getParentOp()) {
-        auto loop = dyn_cast<scf::ForOp>(parent);
-        if (!loop) {
-          if (isa<scf::WhileOp, scf::ParallelOp>(parent))
-            decidable = false;
-          continue;
-        }
-        std::optional<int64_t> trips =
-            loop.getStaticTripCount()
-                ? std::optional<int64_t>(
-                      loop.getStaticTripCount()->getSExtValue())
-                : std::nullopt;
-        if (!trips) {
+           parent && parent != facts.kernel; parent = parent->getParentOp())
+        if (isa<scf::WhileOp, scf::ParallelOp>(parent))
+          decidable = false;
+      for (const LoopFacts *loop : analysis.enclosingLoops(facts.access.op)) {
+        if (!loop->tripCount) {
           decidable = false;
           break;
         }
-        perThread *= *trips;
+        perThread *= *loop->tripCount;
       }
-      // In the CFG form a store inside a natural loop is undecided.
-      if (analysis.isLLVMForm())
-        for (const MemoryAccess &access : analysis.accesses)
-          if (access.op == facts.access.op && access.loop)
-            decidable = false;
       if (!decidable)
         break;
       coverable += threads * perThread;

@@ -394,6 +394,33 @@ void KernelAnalysis::analyzeControl() {
   }
 }
 
+SmallVector<const LoopFacts *>
+KernelAnalysis::enclosingLoops(Operation *op) const {
+  SmallVector<const LoopFacts *> result;
+  auto factsOf = [&](Operation *loop) -> const LoopFacts * {
+    for (const LoopFacts &facts : loops)
+      if (facts.op == loop)
+        return &facts;
+    return nullptr;
+  };
+  for (Operation *parent = op->getParentOp(); parent && parent != kernel;
+       parent = parent->getParentOp())
+    if (isa<scf::ForOp>(parent))
+      if (const LoopFacts *facts = factsOf(parent))
+        result.push_back(facts);
+  SmallVector<const CFGLoop *> cfgLoops;
+  for (const CFGLoop &loop : loopBodies)
+    if (loop.blocks.contains(op->getBlock()))
+      cfgLoops.push_back(&loop);
+  llvm::sort(cfgLoops, [](const CFGLoop *a, const CFGLoop *b) {
+    return a->blocks.size() < b->blocks.size();
+  });
+  for (const CFGLoop *loop : cfgLoops)
+    if (const LoopFacts *facts = factsOf(loop->latch))
+      result.push_back(facts);
+  return result;
+}
+
 std::optional<int64_t> KernelAnalysis::cfgTripCount(Block *header,
                                                     Operation *latch) {
   // The common shape: header(%i) with cond_br on icmp slt/ult %i, C; %i

@@ -90,6 +90,10 @@ public:
   };
   std::optional<Occupancy> occupancy(std::optional<int> registers = {}) const;
 
+  /// The loops (structured or natural CFG loops) that contain `op`,
+  /// innermost first.
+  llvm::SmallVector<const LoopFacts *> enclosingLoops(mlir::Operation *op) const;
+
   /// Kernels of a module: gpu.func kernels and llvm.func with nvvm.kernel.
   static llvm::SmallVector<mlir::Operation *>
   findKernels(mlir::Operation *root);

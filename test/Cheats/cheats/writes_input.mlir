@@ -1,0 +1,21 @@
+// RUN: kf-opt %s --kf-lower-to-ptx=serialize=false --kf-detect-cheats=num-inputs=1 -verify-diagnostics -o /dev/null
+// Problem: examples/small/relu.mlir. Computes relu(x) but also overwrites x
+// with it, so a reference run after it would agree.
+module {
+  func.func @relu(%x: memref<64x1000xf32>, %y: memref<64x1000xf32>) {
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %c1000 = arith.constant 1000 : index
+    %zero = arith.constant 0.0 : f32
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %c64, %gy = %c1, %gz = %c1)
+               threads(%tx, %ty, %tz) in (%sx = %c1000, %sy = %c1, %sz = %c1) {
+      %v = memref.load %x[%bx, %tx] : memref<64x1000xf32>
+      %r = arith.maximumf %v, %zero : f32
+      memref.store %r, %y[%bx, %tx] : memref<64x1000xf32>
+      // expected-error @below {{rejected [writes-input]: writes to input %arg0; inputs are read-only}}
+      memref.store %r, %x[%bx, %tx] : memref<64x1000xf32>
+      gpu.terminator
+    }
+    return
+  }
+}
