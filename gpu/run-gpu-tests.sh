@@ -46,6 +46,19 @@ run eval-small-relu-cubin eval "$small/relu.mlir" --trials 2 --runs 5 --format=b
 run eval-small-softmax-zeros eval "$small/softmax.mlir" --kernel "$here/test-inputs/softmax-zeros.mlir"
 
 quick="--trials 2 --runs 10 --min-runs 5 --time-budget-ms 500"
+echo "== the degenerate-problem check rejects problems a trivial kernel passes"
+run degenerate-relu eval "$here/test-inputs/degenerate-relu.mlir" --trials 3 --runs 5 --min-runs 3 --time-reference=false
+run degenerate-softmax eval "$here/test-inputs/degenerate-softmax.mlir" --trials 3 --runs 5 --min-runs 3 --time-reference=false
+
+echo "== the adversarial corpus (test/Cheats) on the small problems"
+for kind in cheats dynamic honest; do
+  for f in "$here/cheats/$kind"/*.mlir; do
+    problem=$(grep -o 'examples/small/[a-z_]*\.mlir' "$f" | head -1)
+    run "corpus-$kind-$(basename "$f" .mlir)" eval "$bundle/$problem" --kernel "$f" \
+      --trials 3 --runs 5 --min-runs 3 --time-budget-ms 200 --time-reference=false
+  done
+done
+
 echo "== every example under the default schedule (the trusted reference against itself)"
 for p in relu softmax sum_reduction layernorm matmul gemm_bias_relu; do
   run "default-$p" eval "$problems/$p.mlir" $quick --time-reference=false

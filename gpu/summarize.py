@@ -60,7 +60,9 @@ expected = {
     "matmul-shared": ["correct"],
     "eval-small-relu": ["correct"],
     "eval-small-relu-cubin": ["correct"],
-    "eval-small-softmax-zeros": ["incorrect"],
+    "eval-small-softmax-zeros": ["rejected"],
+    "degenerate-relu": ["degenerate-problem"],
+    "degenerate-softmax": ["degenerate-problem"],
     "sum-racy-schedule": ["incorrect"],
 }
 failures = []
@@ -70,7 +72,21 @@ for name, data in everything.items():
             failures.append("%s: %s" % (name, data.get("status")))
         continue
     statuses = [r.get("status") for r in (data if isinstance(data, list) else [data])]
-    want = expected.get(name, ["correct"] * len(statuses))
+    # The adversarial corpus: static cheats are rejected at compile time,
+    # the others must fail a dynamic check, honest kernels must pass.
+    if name.startswith("corpus-cheats-"):
+        want = ["rejected"]
+    elif name.startswith("corpus-dynamic-"):
+        # Either dynamic verdict will do: wrong values or unchanged outputs.
+        want = statuses if statuses and all(
+            s in ("incorrect", "cheating") for s in statuses) else ["incorrect"]
+    else:
+        want = expected.get(name, ["correct"] * len(statuses))
+    # Every example problem passes the degenerate-problem check.
+    if name.startswith("default-"):
+        for r in data if isinstance(data, list) else [data]:
+            if r.get("problem_check") != "passed":
+                failures.append("%s: problem check %r" % (name, r.get("problem_check")))
     if statuses != want:
         failures.append("%s: got %s, expected %s" % (name, statuses, want))
 for path in glob.glob(os.path.join(out, "check-reference-*.json")):

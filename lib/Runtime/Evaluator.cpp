@@ -26,6 +26,8 @@ static const std::pair<EvalStatus, llvm::StringLiteral> kStatusNames[] = {
     {EvalStatus::Correct, "correct"},
     {EvalStatus::Incorrect, "incorrect"},
     {EvalStatus::InputsModified, "inputs-modified"},
+    {EvalStatus::Cheating, "cheating"},
+    {EvalStatus::DegenerateProblem, "degenerate-problem"},
     {EvalStatus::ResourceLimit, "resource-limit"},
     {EvalStatus::LoadError, "load-error"},
     {EvalStatus::Fault, "runtime-fault"},
@@ -58,7 +60,9 @@ llvm::json::Value kf::toJSON(const EvalConfig &c) {
                             {"max_timed_runs", c.maxTimedRuns},
                             {"time_budget_ms", c.timeBudgetMs},
                             {"flush_l2", c.flushL2},
-                            {"time_reference", c.timeReference}};
+                            {"time_reference", c.timeReference},
+                            {"negated_trial", c.negatedTrial},
+                            {"check_problem", c.checkProblem}};
 }
 
 bool kf::fromJSON(const llvm::json::Value &value, EvalConfig &c,
@@ -73,7 +77,9 @@ bool kf::fromJSON(const llvm::json::Value &value, EvalConfig &c,
             m.mapOptional("max_timed_runs", c.maxTimedRuns) &&
             m.mapOptional("time_budget_ms", c.timeBudgetMs) &&
             m.mapOptional("flush_l2", c.flushL2) &&
-            m.mapOptional("time_reference", c.timeReference);
+            m.mapOptional("time_reference", c.timeReference) &&
+            m.mapOptional("negated_trial", c.negatedTrial) &&
+            m.mapOptional("check_problem", c.checkProblem);
   c.seed = seed;
   return ok;
 }
@@ -95,6 +101,7 @@ static bool fromJSON(const llvm::json::Value &value, TimingStats &t,
 llvm::json::Value kf::toJSON(const EvalResult &r) {
   llvm::json::Object object{{"status", stringifyEvalStatus(r.status)},
                             {"message", r.message},
+                            {"problem_check", r.problemCheck},
                             {"device", r.deviceName},
                             {"driver_version", r.driverVersion},
                             {"context_lost", r.contextLost}};
@@ -129,7 +136,8 @@ bool kf::fromJSON(const llvm::json::Value &value, EvalResult &r,
                   llvm::json::Path path) {
   llvm::json::ObjectMapper m(value, path);
   std::string status;
-  if (!m || !m.map("status", status) || !m.map("message", r.message))
+  if (!m || !m.map("status", status) || !m.map("message", r.message) ||
+      !m.mapOptional("problem_check", r.problemCheck))
     return false;
   std::optional<EvalStatus> parsed = symbolizeEvalStatus(status);
   if (!parsed) {
@@ -879,11 +887,16 @@ Error GpuEvaluator::Impl::run(EvalResult &result, const ProblemSpec &spec,
       args.push_back(buffer.get());
     return args;
   };
-  auto fillSet = [&](unsigned set, uint64_t seed) -> Error {
-    for (auto [index, input] : llvm::enumerate(spec.inputs))
-      if (Error error = fill(input, inputSets[set][index].get(),
+  auto fillSet = [&](unsigned set, uint64_t seed,
+                     bool negated = false) -> Error {
+    for (auto [index, input] : llvm::enumerate(spec.inputs)) {
+      TensorSpec drawn = input;
+      if (negated)
+        drawn.distribution = negate(input.distribution);
+      if (Error error = fill(drawn, inputSets[set][index].get(),
                              seed * 1000003ull + index))
         return error;
+    }
     return Error::success();
   };
   // Poison: all-ones bytes are NaN in every float format; integer outputs
@@ -932,10 +945,88 @@ Error GpuEvaluator::Impl::run(EvalResult &result, const ProblemSpec &spec,
     return text;
   };
 
-  // Correctness trials on fresh inputs.
+  // Trivial kernels the problem must reject (the degenerate-problem check):
+  // zeros, a constant (an element of the reference output), and a copy of
+  // each input of an output's type and size. Each stays a candidate while
+  // it passes on every trial with the declared distributions.
+  struct Trivial {
+    std::string what;
+    unsigned output;
+    std::optional<unsigned> input; // a copy of this input
+    bool constant = false;         // else zeros
+    bool passes = true;
+  };
+  std::vector<Trivial> trivials;
+  if (config.checkProblem)
+    for (auto [o, output] : llvm::enumerate(spec.outputs)) {
+      if (!output.isFloat())
+        continue;
+      trivials.push_back({"zeros", (unsigned)o, std::nullopt, false});
+      if (output.elementBytes() == 4)
+        trivials.push_back({"a constant", (unsigned)o, std::nullopt, true});
+      for (auto [i, input] : llvm::enumerate(spec.inputs))
+        if (input.elementType == output.elementType &&
+            input.bytes() == output.bytes())
+          trivials.push_back({("a copy of input " + llvm::Twine(i)).str(),
+                              (unsigned)o, (unsigned)i});
+    }
+  // Runs the trivial kernels against the reference outputs of this trial,
+  // using the candidate's output buffers as scratch.
+  auto checkTrivials = [&]() -> Error {
+    for (Trivial &trivial : trivials) {
+      if (!trivial.passes)
+        continue;
+      const TensorSpec &output = spec.outputs[trivial.output];
+      CUdeviceptr reference = referenceOutputs[trivial.output].get();
+      CUdeviceptr scratch = candidateOutputs[trivial.output].get();
+      CUdeviceptr tried = scratch;
+      if (trivial.input) {
+        tried = inputSets[0][*trivial.input].get();
+      } else if (trivial.constant) {
+        uint32_t word = 0;
+        int64_t middle = output.numElements() / 2;
+        if (Error error = driver.check(
+                driver.cuMemcpyDtoH(&word, reference + middle * 4, 4),
+                "cuMemcpyDtoH(reference element)"))
+          return error;
+        if (Error error = driver.check(
+                driver.cuMemsetD32(scratch, word, output.numElements()),
+                "cuMemsetD32(constant)"))
+          return error;
+      } else if (Error error =
+                     driver.check(driver.cuMemsetD8(scratch, 0, output.bytes()),
+                                  "cuMemsetD8(zeros)")) {
+        return error;
+      }
+      Expected<OutputErrors> errors =
+          compare(output, tried, reference, spec.atol, spec.rtol);
+      if (!errors)
+        return errors.takeError();
+      trivial.passes = errors->mismatches == 0;
+    }
+    return Error::success();
+  };
+  // The previous trial's outputs, for the check that outputs change when
+  // the inputs do.
+  std::vector<DeviceBuffer> previousCandidate, previousReference;
+  if (config.trials >= 2)
+    for (const TensorSpec &output : spec.outputs) {
+      Expected<DeviceBuffer> cand = allocate(output.bytes());
+      if (!cand)
+        return cand.takeError();
+      previousCandidate.push_back(std::move(*cand));
+      Expected<DeviceBuffer> ref = allocate(output.bytes());
+      if (!ref)
+        return ref.takeError();
+      previousReference.push_back(std::move(*ref));
+    }
+  bool anyDeclaredTrial = false;
+
+  // Correctness trials on fresh inputs; trial 1 on negated distributions.
   for (unsigned trial = 0; trial < config.trials; ++trial) {
     uint64_t seed = config.seed + trial;
-    if (Error error = fillSet(0, seed))
+    bool negated = config.negatedTrial && trial == 1;
+    if (Error error = fillSet(0, seed, negated))
       return error;
     for (auto [index, input] : llvm::enumerate(spec.inputs))
       if (Error error =
@@ -949,6 +1040,11 @@ Error GpuEvaluator::Impl::run(EvalResult &result, const ProblemSpec &spec,
       return error;
     if (Error error = synchronize("running the reference"))
       return error;
+    if (!negated) {
+      anyDeclaredTrial = true;
+      if (Error error = checkTrivials())
+        return error;
+    }
     if (Error error = poison(trial))
       return error;
     if (Error error =
@@ -972,11 +1068,73 @@ Error GpuEvaluator::Impl::run(EvalResult &result, const ProblemSpec &spec,
       return correct.takeError();
     if (!*correct) {
       result.status = EvalStatus::Incorrect;
-      result.message = mismatchMessage(("in trial " + llvm::Twine(trial) +
-                                        " (seed " + llvm::Twine(seed) + ")")
-                                           .str());
+      result.message = mismatchMessage(
+          ("in trial " + llvm::Twine(trial) + " (seed " + llvm::Twine(seed) +
+           (negated ? ", negated input distributions" : "") + ")")
+              .str());
       return Error::success();
     }
+    // Outputs that stay bit-identical while the reference's change come
+    // from somewhere other than the inputs (a cache, a replay).
+    if (!previousCandidate.empty()) {
+      if (trial > 0) {
+        bool sameCandidate = true, sameReference = true;
+        for (auto [index, output] : llvm::enumerate(spec.outputs)) {
+          Expected<int64_t> candidateChanged = countDifferentWords(
+              candidateOutputs[index].get(), previousCandidate[index].get(),
+              output.bytes());
+          if (!candidateChanged)
+            return candidateChanged.takeError();
+          Expected<int64_t> referenceChanged = countDifferentWords(
+              referenceOutputs[index].get(), previousReference[index].get(),
+              output.bytes());
+          if (!referenceChanged)
+            return referenceChanged.takeError();
+          sameCandidate &= *candidateChanged == 0;
+          sameReference &= *referenceChanged == 0;
+        }
+        if (sameCandidate && !sameReference) {
+          result.status = EvalStatus::Cheating;
+          result.message = llvm::formatv(
+              "the outputs of trial {0} are bit for bit those of trial {1} "
+              "although the inputs and the reference's outputs changed: "
+              "the candidate does not compute from its inputs",
+              trial, trial - 1);
+          return Error::success();
+        }
+      }
+      for (auto [index, output] : llvm::enumerate(spec.outputs)) {
+        if (Error error =
+                driver.check(driver.cuMemcpyDtoD(previousCandidate[index].get(),
+                                                 candidateOutputs[index].get(),
+                                                 output.bytes()),
+                             "cuMemcpyDtoD(previous outputs)"))
+          return error;
+        if (Error error =
+                driver.check(driver.cuMemcpyDtoD(previousReference[index].get(),
+                                                 referenceOutputs[index].get(),
+                                                 output.bytes()),
+                             "cuMemcpyDtoD(previous reference outputs)"))
+          return error;
+      }
+    }
+  }
+
+  if (config.checkProblem && anyDeclaredTrial) {
+    for (const Trivial &trivial : trivials)
+      if (trivial.passes) {
+        result.status = EvalStatus::DegenerateProblem;
+        result.problemCheck = "degenerate";
+        result.message = llvm::formatv(
+            "the problem is degenerate: a kernel writing {0} to output {1} "
+            "passes its tolerance (atol {2}, rtol {3}) on every trial with "
+            "the declared input distributions, so passing it proves "
+            "nothing; tighten the tolerance or widen the distributions "
+            "(e.g. include negative values)",
+            trivial.what, trivial.output, spec.atol, spec.rtol);
+        return Error::success();
+      }
+    result.problemCheck = "passed";
   }
 
   // Timing over rotated input sets (set 0 still holds the last trial's).

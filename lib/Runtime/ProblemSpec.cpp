@@ -158,3 +158,19 @@ bool kf::fromJSON(const llvm::json::Value &value, ProblemSpec &spec,
   }
   return true;
 }
+
+kf::Distribution kf::negate(const Distribution &distribution) {
+  Distribution result = distribution;
+  switch (distribution.kind) {
+  case Distribution::Kind::Uniform:
+    result.a = -distribution.b;
+    result.b = -distribution.a;
+    break;
+  case Distribution::Kind::Normal:
+    result.a = -distribution.a;
+    break;
+  case Distribution::Kind::IntRange:
+    break;
+  }
+  return result;
+}

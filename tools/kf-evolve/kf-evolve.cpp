@@ -131,6 +131,16 @@ static cl::opt<bool> timeReference(
     "time-reference",
     cl::desc("Also time the reference (default schedule) for the speedup"),
     cl::init(true), cl::sub(evalCommand), cl::cat(category));
+static cl::opt<bool> negatedTrial(
+    "negated-trial",
+    cl::desc("Draw the second correctness trial's inputs from the negated "
+             "distributions"),
+    cl::init(true), cl::sub(evalCommand), cl::cat(category));
+static cl::opt<bool> checkProblem(
+    "check-problem",
+    cl::desc("Reject a degenerate problem: one that a trivial kernel (zeros, "
+             "a constant, a copy of an input) passes"),
+    cl::init(true), cl::sub(evalCommand), cl::cat(category));
 static cl::opt<std::string> ceilingsPath(
     "ceilings", cl::desc("Measured ceilings (JSON); default: H200"),
     cl::value_desc("file"), cl::sub(evalCommand), cl::cat(category));
@@ -363,6 +373,8 @@ int runEval(MLIRContext &context, const char *argv0) {
   config.maxTimedRuns = std::max<unsigned>(maxRuns, minRuns);
   config.timeBudgetMs = timeBudgetMs;
   config.timeReference = timeReference;
+  config.negatedTrial = negatedTrial;
+  config.checkProblem = checkProblem;
 
   json::Array results;
   bool allCorrect = true, noDevice = false;

@@ -37,6 +37,7 @@ TEST(EvalResultJSON, RoundTripsEveryField) {
   result.deviceName = "NVIDIA H200";
   result.driverVersion = 13000;
   result.contextLost = true;
+  result.problemCheck = "passed";
 
   llvm::json::Value json = toJSON(result);
   EvalResult parsed;
@@ -53,6 +54,7 @@ TEST(EvalResultJSON, RoundTripsEveryField) {
   ASSERT_EQ(parsed.kernels.size(), 1u);
   EXPECT_EQ(parsed.kernels[0].registers, 32);
   EXPECT_TRUE(parsed.contextLost);
+  EXPECT_EQ(parsed.problemCheck, "passed");
 }
 
 TEST(EvalResultJSON, RejectsUnknownStatus) {
@@ -67,8 +69,35 @@ TEST(EvalStatus, NamesRoundTrip) {
   for (EvalStatus status :
        {EvalStatus::Correct, EvalStatus::Incorrect, EvalStatus::InputsModified,
         EvalStatus::ResourceLimit, EvalStatus::LoadError, EvalStatus::Fault,
-        EvalStatus::Timeout, EvalStatus::NoDevice, EvalStatus::InternalError})
+        EvalStatus::Timeout, EvalStatus::Cheating,
+        EvalStatus::DegenerateProblem, EvalStatus::NoDevice,
+        EvalStatus::InternalError})
     EXPECT_EQ(symbolizeEvalStatus(stringifyEvalStatus(status)), status);
+}
+
+TEST(Distribution, NegateMirrorsThroughZero) {
+  Distribution uniform{Distribution::Kind::Uniform, 0.0, 1.0};
+  Distribution negated = negate(uniform);
+  EXPECT_EQ(negated.a, -1.0);
+  EXPECT_EQ(negated.b, 0.0);
+  Distribution normal{Distribution::Kind::Normal, 1.0, 0.1};
+  EXPECT_EQ(negate(normal).a, -1.0);
+  EXPECT_EQ(negate(normal).b, 0.1);
+  Distribution ints{Distribution::Kind::IntRange, 0.0, 10.0};
+  EXPECT_EQ(negate(ints).a, 0.0);
+  EXPECT_EQ(negate(ints).b, 10.0);
+}
+
+TEST(EvalConfigJSON, NewChecksDefaultOnAndRoundTrip) {
+  EvalConfig config;
+  EXPECT_TRUE(config.negatedTrial);
+  EXPECT_TRUE(config.checkProblem);
+  config.negatedTrial = false;
+  EvalConfig parsed;
+  llvm::json::Path::Root root;
+  ASSERT_TRUE(fromJSON(toJSON(config), parsed, root));
+  EXPECT_FALSE(parsed.negatedTrial);
+  EXPECT_TRUE(parsed.checkProblem);
 }
 
 TEST(ProblemSpecJSON, RoundTrips) {

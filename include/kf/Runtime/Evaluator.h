@@ -41,6 +41,15 @@ struct EvalConfig {
   bool flushL2 = true;
   /// Also time the reference (the default schedule: the speedup baseline).
   bool timeReference = true;
+  /// Draw trial 1's inputs from the negated distributions (uniform(a, b)
+  /// becomes uniform(-b, -a), normal(m, s) normal(-m, s)), so a kernel that
+  /// is right only for the declared range (ReLU as a copy on non-negative
+  /// inputs) fails.
+  bool negatedTrial = true;
+  /// Check the problem itself: if a trivial kernel (zeros, a constant, a copy
+  /// of an input) passes its tolerance on every trial with the declared
+  /// distributions, the problem is degenerate and no candidate is judged.
+  bool checkProblem = true;
 };
 
 llvm::json::Value toJSON(const EvalConfig &config);
@@ -83,6 +92,11 @@ enum class EvalStatus {
   LoadError,
   Fault,
   Timeout,
+  /// A dynamic check found the candidate cheating (outputs that do not
+  /// change when the inputs do).
+  Cheating,
+  /// The problem accepts a trivial kernel: judging candidates is pointless.
+  DegenerateProblem,
   NoDevice,
   InternalError,
 };
@@ -92,6 +106,9 @@ std::optional<EvalStatus> symbolizeEvalStatus(llvm::StringRef text);
 struct EvalResult {
   EvalStatus status = EvalStatus::InternalError;
   std::string message;
+  /// The degenerate-problem check: "passed", "degenerate", or "" when the
+  /// candidate failed before every trial ran (or the check was off).
+  std::string problemCheck;
   /// Worst trial per output (most mismatches, then largest error).
   llvm::SmallVector<OutputErrors> errors;
   std::optional<TimingStats> candidateTime, referenceTime;

@@ -27,6 +27,10 @@ struct Distribution {
   double a = -1.0, b = 1.0;
 };
 
+/// The distribution mirrored through zero: uniform [a, b) becomes [-b, -a),
+/// normal (m, s) becomes (-m, s); integer ranges stay as they are.
+Distribution negate(const Distribution &distribution);
+
 struct TensorSpec {
   /// MLIR spelling of the element type: f32, f16, bf16, f64, i1 ... i64.
   std::string elementType;
