@@ -1127,7 +1127,7 @@ Error GpuEvaluator::Impl::run(EvalResult &result, const ProblemSpec &spec,
         result.problemCheck = "degenerate";
         result.message = llvm::formatv(
             "the problem is degenerate: a kernel writing {0} to output {1} "
-            "passes its tolerance (atol {2}, rtol {3}) on every trial with "
+            "passes its tolerance (atol {2:e}, rtol {3:e}) on every trial with "
             "the declared input distributions, so passing it proves "
             "nothing; tighten the tolerance or widen the distributions "
             "(e.g. include negative values)",
