@@ -89,6 +89,8 @@ for name, data in everything.items():
     else:
         want = expected.get(name, ["correct"] * len(statuses))
     for r in data if isinstance(data, list) else [data]:
+        if name.startswith("degenerate-"):
+            continue  # test problems that share an example's name
         if isinstance(r, dict) and r.get("problem_check"):
             checked.setdefault(r.get("problem"), set()).add(r["problem_check"])
     if statuses != want:

@@ -2,11 +2,15 @@
 // 4194304 elements). The statistics' elementwise stages are recomputed where
 // they are used (kf-fuse-elementwise), the three reduced dimensions become
 // one (kf-collapse-reduction-dims), and each of the two row reductions is
-// split three ways so that every step has enough threads: 16 x 16384
-// threads each sum 256 elements 16384 apart (consecutive threads, consecutive
+// split three ways so that every step has enough threads: 16 x 8192
+// threads each sum 512 elements 8192 apart (consecutive threads, consecutive
 // addresses; 8 loads in flight, accumulating in registers), then 16 x 128
-// threads sum 128 partials each, then 16 threads the last 128. The output
-// pass reads x, w and b as 16-byte vectors, 4 elements per thread.
+// threads sum 64 partials each, then 16 threads the last 128 (32 per step).
+// The output pass reads x, w and b as 16-byte vectors, 4 elements per
+// thread, in blocks of 4 x 256 elements; the sample index is the fastest
+// grid dimension, so the 16 blocks that share a tile of w and b run
+// together and read it from L2 (with the sample slowest, w and b came from
+// DRAM 16 times: 0.40 ms instead of 0.29 ms on the H200).
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
     %func = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
@@ -18,7 +22,7 @@ module attributes {transform.with_named_sequence} {
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
 
     %sum_init, %sum_pfill, %sum_partial, %sum_combine = transform.structured.split_reduction %sum
-        { split_factor = 16384, insert_split_dimension = 1, inner_parallel }
+        { split_factor = 8192, insert_split_dimension = 1, inner_parallel }
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
     // [n, 256, 16384] -> [n, 16384]: 256 threads per block, one t each.
     %sum_pb, %sum_pbf = transform.structured.tile_using_forall %sum_partial tile_sizes [1, 0, 256]
@@ -43,7 +47,7 @@ module attributes {transform.with_named_sequence} {
         (mapping = [#gpu.thread<x>]) : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
     %sum_qft, %sum_qtf2 = transform.structured.fuse_into_containing_op %sum_qfb into %sum_qtf
         : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
-    %sum_qk, %sum_qloop = transform.structured.tile_using_for %sum_qt tile_sizes [0, 8, 0]
+    %sum_qk, %sum_qloop = transform.structured.tile_using_for %sum_qt tile_sizes [0, 32, 0]
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
     %sum_cb, %sum_cbf = transform.structured.tile_using_forall %sum_combine2 tile_sizes [16, 0]
         (mapping = [#gpu.block<x>]) : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
@@ -53,11 +57,11 @@ module attributes {transform.with_named_sequence} {
         (mapping = [#gpu.thread<x>]) : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
     %sum_cft, %sum_ctf2 = transform.structured.fuse_into_containing_op %sum_cfb into %sum_ctf
         : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
-    %sum_ck, %sum_cloop = transform.structured.tile_using_for %sum_ct tile_sizes [0, 8]
+    %sum_ck, %sum_cloop = transform.structured.tile_using_for %sum_ct tile_sizes [0, 32]
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
 
     %sq_init, %sq_pfill, %sq_partial, %sq_combine = transform.structured.split_reduction %sq
-        { split_factor = 16384, insert_split_dimension = 1, inner_parallel }
+        { split_factor = 8192, insert_split_dimension = 1, inner_parallel }
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
     // [n, 256, 16384] -> [n, 16384]: 256 threads per block, one t each.
     %sq_pb, %sq_pbf = transform.structured.tile_using_forall %sq_partial tile_sizes [1, 0, 256]
@@ -82,7 +86,7 @@ module attributes {transform.with_named_sequence} {
         (mapping = [#gpu.thread<x>]) : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
     %sq_qft, %sq_qtf2 = transform.structured.fuse_into_containing_op %sq_qfb into %sq_qtf
         : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
-    %sq_qk, %sq_qloop = transform.structured.tile_using_for %sq_qt tile_sizes [0, 8, 0]
+    %sq_qk, %sq_qloop = transform.structured.tile_using_for %sq_qt tile_sizes [0, 32, 0]
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
     %sq_cb, %sq_cbf = transform.structured.tile_using_forall %sq_combine2 tile_sizes [16, 0]
         (mapping = [#gpu.block<x>]) : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
@@ -92,12 +96,12 @@ module attributes {transform.with_named_sequence} {
         (mapping = [#gpu.thread<x>]) : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
     %sq_cft, %sq_ctf2 = transform.structured.fuse_into_containing_op %sq_cfb into %sq_ctf
         : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
-    %sq_ck, %sq_cloop = transform.structured.tile_using_for %sq_ct tile_sizes [0, 8]
+    %sq_ck, %sq_cloop = transform.structured.tile_using_for %sq_ct tile_sizes [0, 32]
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
 
     // y [n, c, h, w]: blocks of 16 x 256 elements, 1024 threads of 4.
-    %y_b, %y_bf = transform.structured.tile_using_forall %y tile_sizes [1, 1, 16, 0]
-        (mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]) : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %y_b, %y_bf = transform.structured.tile_using_forall %y tile_sizes [1, 1, 4, 0]
+        (mapping = [#gpu.block<x>, #gpu.block<z>, #gpu.block<y>]) : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
     %y_t, %y_tf = transform.structured.tile_using_forall %y_b tile_sizes [0, 0, 1, 4]
         (mapping = [#gpu.thread<y>, #gpu.thread<x>]) : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
 
@@ -135,7 +139,7 @@ module attributes {transform.with_named_sequence} {
     %l5 = transform.gpu.map_forall_to_blocks %b5 generate_gpu_launch : (!transform.any_op) -> !transform.any_op
     transform.gpu.map_nested_forall_to_threads %l5 block_dims = [16, 1, 1] : (!transform.any_op) -> !transform.any_op
     %l6 = transform.gpu.map_forall_to_blocks %b6 generate_gpu_launch : (!transform.any_op) -> !transform.any_op
-    transform.gpu.map_nested_forall_to_threads %l6 block_dims = [64, 16, 1] : (!transform.any_op) -> !transform.any_op
+    transform.gpu.map_nested_forall_to_threads %l6 block_dims = [64, 4, 1] : (!transform.any_op) -> !transform.any_op
     transform.yield
   }
 }
