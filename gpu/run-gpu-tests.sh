@@ -61,7 +61,7 @@ done
 
 echo "== every example under the default schedule (the trusted reference against itself)"
 for p in relu softmax sum_reduction layernorm matmul gemm_bias_relu; do
-  run "default-$p" eval "$problems/$p.mlir" $quick --time-reference=false
+  run "default-$p" eval "$problems/$p.mlir" $quick --time-reference=false --time-incorrect
 done
 
 echo "== relu: vectorized twice, wrong, fault, recovery, hang, recovery"

@@ -14,10 +14,30 @@ static constexpr double kLaunchMs = 0.01;
 Bottleneck kf::predictBottleneck(const ProblemAnalysis &problem,
                                  const Ceilings &ceilings,
                                  const llvm::json::Array &kernelDiagnosis) {
+  // A kernel's share of the work: threads x the trip counts of its loops
+  // (unknown trip counts count as 1000). Findings of kernels doing under 5%
+  // of the largest kernel's work (the combine step of a split reduction)
+  // do not decide what limits the whole candidate.
+  auto work = [](const llvm::json::Object &kernel) {
+    double threads = 1;
+    for (llvm::StringRef key : {"grid", "block"})
+      if (const llvm::json::Array *sizes = kernel.getArray(key))
+        for (const llvm::json::Value &size : *sizes)
+          threads *= std::max<int64_t>(1, size.getAsInteger().value_or(1));
+    if (const llvm::json::Array *loops = kernel.getArray("loops"))
+      for (const llvm::json::Value &loop : *loops)
+        threads *= std::max<int64_t>(
+            1, loop.getAsObject()->getInteger("trip_count").value_or(1000));
+    return threads;
+  };
+  double largest = 0;
+  for (const llvm::json::Value &kernel : kernelDiagnosis)
+    largest = std::max(largest, work(*kernel.getAsObject()));
   auto firstFinding = [&](llvm::StringRef kind) -> const llvm::json::Object * {
     for (const llvm::json::Value &kernel : kernelDiagnosis)
       if (const llvm::json::Array *findings =
-              kernel.getAsObject()->getArray("findings"))
+              kernel.getAsObject()->getArray("findings");
+          findings && work(*kernel.getAsObject()) >= 0.05 * largest)
         for (const llvm::json::Value &finding : *findings)
           if (finding.getAsObject()->getString("kind") == kind)
             return finding.getAsObject();

@@ -141,6 +141,11 @@ static cl::opt<bool> checkProblem(
     cl::desc("Reject a degenerate problem: one that a trivial kernel (zeros, "
              "a constant, a copy of an input) passes"),
     cl::init(true), cl::sub(evalCommand), cl::cat(category));
+static cl::opt<bool> timeIncorrect(
+    "time-incorrect",
+    cl::desc("Time candidates even when their results are wrong (they stay "
+             "incorrect): to measure what limits them"),
+    cl::init(false), cl::sub(evalCommand), cl::cat(category));
 static cl::opt<std::string> ceilingsPath(
     "ceilings", cl::desc("Measured ceilings (JSON); default: H200"),
     cl::value_desc("file"), cl::sub(evalCommand), cl::cat(category));
@@ -375,6 +380,7 @@ int runEval(MLIRContext &context, const char *argv0) {
   config.timeReference = timeReference;
   config.negatedTrial = negatedTrial;
   config.checkProblem = checkProblem;
+  config.timeIncorrect = timeIncorrect;
 
   json::Array results;
   bool allCorrect = true, noDevice = false;

@@ -50,6 +50,9 @@ struct EvalConfig {
   /// of an input) passes its tolerance on every trial with the declared
   /// distributions, the problem is degenerate and no candidate is judged.
   bool checkProblem = true;
+  /// Time a candidate even when it gave wrong results (it stays
+  /// `incorrect`): for measuring what limits a kernel that is not yet right.
+  bool timeIncorrect = false;
 };
 
 llvm::json::Value toJSON(const EvalConfig &config);
