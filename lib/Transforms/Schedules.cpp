@@ -3,10 +3,13 @@
 #include "kf/Transforms/Schedules.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/TransformOps/LinalgTransformOps.h"
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InterleavedRange.h"
 #include "llvm/Support/SourceMgr.h"
@@ -235,14 +238,55 @@ OwningOpRef<ModuleOp> kf::parseSchedule(StringRef text, StringRef bufferName,
   return script;
 }
 
+/// Schedule mistakes that make upstream transforms crash instead of
+/// failing, checked before anything runs. A tile_using_forall whose mapping
+/// has fewer entries than it tiles dimensions builds an invalid scf.forall
+/// that map_forall_to_blocks dereferences out of bounds (LLVM 22).
+static LogicalResult lintSchedule(ModuleOp script) {
+  WalkResult result = script.walk([](transform::TileUsingForallOp tile) {
+    std::optional<ArrayAttr> mapping = tile.getMapping();
+    if (!mapping)
+      return WalkResult::advance();
+    SmallVector<OpFoldResult> sizes = tile.getMixedNumThreads();
+    if (sizes.empty())
+      sizes = tile.getMixedTileSizes();
+    int64_t tiled = llvm::count_if(sizes, [](OpFoldResult size) {
+      std::optional<int64_t> constant = getConstantIntValue(size);
+      return !constant || *constant != 0;
+    });
+    if ((int64_t)mapping->size() == tiled)
+      return WalkResult::advance();
+    tile.emitOpError() << "has " << mapping->size()
+                       << " mapping entries but tiles " << tiled
+                       << " dimensions (the nonzero sizes); give one mapping "
+                          "entry per tiled dimension";
+    return WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
+}
+
 LogicalResult kf::applySchedule(ModuleOp payload, ModuleOp script) {
   transform::TransformOpInterface entry =
       transform::detail::findTransformEntryPoint(
           script, /*module=*/nullptr,
           transform::TransformDialect::kTransformEntryPointSymbolName);
-  if (!entry)
+  if (!entry || failed(lintSchedule(script)))
     return failure();
   transform::TransformOptions options;
-  return transform::applyTransformNamedSequence(payload, entry, script,
-                                                options);
+  // Upstream transforms still crash on some malformed schedules; a crash
+  // rejects the schedule instead of ending the process (the payload is then
+  // in an unknown state and must be discarded, as callers do on failure).
+  llvm::CrashRecoveryContext::Enable();
+  llvm::CrashRecoveryContext recovery;
+  LogicalResult applied = failure();
+  if (!recovery.RunSafely([&] {
+        applied = transform::applyTransformNamedSequence(payload, entry, script,
+                                                         options);
+      })) {
+    emitError(script.getLoc())
+        << "applying the schedule crashed the transform interpreter (an MLIR "
+           "bug triggered by this schedule); the schedule is rejected";
+    return failure();
+  }
+  return applied;
 }
