@@ -62,6 +62,7 @@ llvm::json::Value kf::toJSON(const EvalConfig &c) {
                             {"flush_l2", c.flushL2},
                             {"time_reference", c.timeReference},
                             {"negated_trial", c.negatedTrial},
+                            {"heavy_tailed_trial", c.heavyTailedTrial},
                             {"check_problem", c.checkProblem},
                             {"time_incorrect", c.timeIncorrect}};
 }
@@ -80,6 +81,7 @@ bool kf::fromJSON(const llvm::json::Value &value, EvalConfig &c,
             m.mapOptional("flush_l2", c.flushL2) &&
             m.mapOptional("time_reference", c.timeReference) &&
             m.mapOptional("negated_trial", c.negatedTrial) &&
+            m.mapOptional("heavy_tailed_trial", c.heavyTailedTrial) &&
             m.mapOptional("check_problem", c.checkProblem) &&
             m.mapOptional("time_incorrect", c.timeIncorrect);
   c.seed = seed;
@@ -889,8 +891,8 @@ Error GpuEvaluator::Impl::run(EvalResult &result, const ProblemSpec &spec,
       args.push_back(buffer.get());
     return args;
   };
-  auto fillSet = [&](unsigned set, uint64_t seed,
-                     bool negated = false) -> Error {
+  auto fillSet = [&](unsigned set, uint64_t seed, bool negated = false,
+                     bool heavyTailed = false) -> Error {
     for (auto [index, input] : llvm::enumerate(spec.inputs)) {
       TensorSpec drawn = input;
       if (negated)
@@ -898,6 +900,18 @@ Error GpuEvaluator::Impl::run(EvalResult &result, const ProblemSpec &spec,
       if (Error error = fill(drawn, inputSets[set][index].get(),
                              seed * 1000003ull + index))
         return error;
+      if (heavyTailed && input.isFloat()) {
+        KernelArguments args;
+        int64_t n = input.numElements();
+        args.addVector(inputSets[set][index].get(), n);
+        args.addI64(n);
+        args.addI64((int64_t)(seed * 1000003ull + index + 17));
+        args.addF64(8.0);
+        if (Error error = launchRuntime(
+                runtimeKernelName("scale_outliers", input.elementType), n,
+                args))
+          return error;
+      }
     }
     return Error::success();
   };
@@ -1024,11 +1038,13 @@ Error GpuEvaluator::Impl::run(EvalResult &result, const ProblemSpec &spec,
     }
   bool anyDeclaredTrial = false;
 
-  // Correctness trials on fresh inputs; trial 1 on negated distributions.
+  // Correctness trials on fresh inputs; trial 1 on negated distributions,
+  // trial 2 with heavy tails.
   for (unsigned trial = 0; trial < config.trials; ++trial) {
     uint64_t seed = config.seed + trial;
     bool negated = config.negatedTrial && trial == 1;
-    if (Error error = fillSet(0, seed, negated))
+    bool heavyTailed = config.heavyTailedTrial && trial == 2;
+    if (Error error = fillSet(0, seed, negated, heavyTailed))
       return error;
     for (auto [index, input] : llvm::enumerate(spec.inputs))
       if (Error error =
@@ -1042,7 +1058,7 @@ Error GpuEvaluator::Impl::run(EvalResult &result, const ProblemSpec &spec,
       return error;
     if (Error error = synchronize("running the reference"))
       return error;
-    if (!negated) {
+    if (!negated && !heavyTailed) {
       anyDeclaredTrial = true;
       if (Error error = checkTrivials())
         return error;
@@ -1072,7 +1088,10 @@ Error GpuEvaluator::Impl::run(EvalResult &result, const ProblemSpec &spec,
       result.status = EvalStatus::Incorrect;
       result.message = mismatchMessage(
           ("in trial " + llvm::Twine(trial) + " (seed " + llvm::Twine(seed) +
-           (negated ? ", negated input distributions" : "") + ")")
+           (negated       ? ", negated input distributions"
+            : heavyTailed ? ", heavy-tailed inputs"
+                          : "") +
+           ")")
               .str());
       if (!config.timeIncorrect)
         return Error::success();

@@ -98,6 +98,29 @@ constexpr StringLiteral kFillUniform = R"mlir(
     }
 )mlir";
 
+// Heavy tails for a float buffer already filled: one element in 64 (chosen
+// by the hash of its index and the seed) is multiplied by `factor`.
+constexpr StringLiteral kScaleOutliers = R"mlir(
+    gpu.func @scale_outliers_{T}(%out: memref<?x{T}>, %n: i64, %seed: i64, %factor: f64) kernel {
+{LOOP}
+      scf.for %i = %start to %count step %stride {
+{HASH}
+        %c63 = arith.constant 63 : i64
+        %zero = arith.constant 0 : i64
+        %low = arith.andi %h, %c63 : i64
+        %pick = arith.cmpi eq, %low, %zero : i64
+        scf.if %pick {
+          %old = memref.load %out[%i] : memref<?x{T}>
+{TO_F64}
+          %v64 = arith.mulf %o64, %factor : f64
+{FROM_F64}
+          memref.store {V}, %out[%i] : memref<?x{T}>
+        }
+      }
+      gpu.return
+    }
+)mlir";
+
 // Box-Muller from two 24-bit uniforms: u1 in (0, 1], u2 in [0, 1).
 constexpr StringLiteral kFillNormal = R"mlir(
     gpu.func @fill_normal_{T}(%out: memref<?x{T}>, %n: i64, %seed: i64, %mean: f64, %std: f64) kernel {
@@ -267,6 +290,18 @@ std::string kf::runtimeKernelsSource() {
                                   {"HASH", hash},
                                   {"FROM_F64", convert},
                                   {"V", value}});
+      std::string toF64 =
+          // x + -0.0 is x exactly: the f64 kernel's "conversion".
+          wide ? "          %negzero = arith.constant -0.0 : f64\n"
+                 "          %o64 = arith.addf %old, %negzero : f64\n"
+               : ("          %o64 = arith.extf %old : " + type + " to f64\n")
+                     .str();
+      body += substitute(kScaleOutliers, {{"T", type.str()},
+                                          {"LOOP", loop},
+                                          {"HASH", hash},
+                                          {"TO_F64", toF64},
+                                          {"FROM_F64", convert},
+                                          {"V", value}});
     } else {
       std::string convert =
           wide ? ""

@@ -136,6 +136,11 @@ static cl::opt<bool> negatedTrial(
     cl::desc("Draw the second correctness trial's inputs from the negated "
              "distributions"),
     cl::init(true), cl::sub(evalCommand), cl::cat(category));
+static cl::opt<bool> heavyTailedTrial(
+    "heavy-tailed-trial",
+    cl::desc("Give the third correctness trial's float inputs heavy tails "
+             "(one element in 64 multiplied by 8)"),
+    cl::init(true), cl::sub(evalCommand), cl::cat(category));
 static cl::opt<bool> checkProblem(
     "check-problem",
     cl::desc("Reject a degenerate problem: one that a trivial kernel (zeros, "
@@ -379,6 +384,7 @@ int runEval(MLIRContext &context, const char *argv0) {
   config.timeBudgetMs = timeBudgetMs;
   config.timeReference = timeReference;
   config.negatedTrial = negatedTrial;
+  config.heavyTailedTrial = heavyTailedTrial;
   config.checkProblem = checkProblem;
   config.timeIncorrect = timeIncorrect;
 

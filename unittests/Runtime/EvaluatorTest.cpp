@@ -91,6 +91,7 @@ TEST(Distribution, NegateMirrorsThroughZero) {
 TEST(EvalConfigJSON, NewChecksDefaultOnAndRoundTrip) {
   EvalConfig config;
   EXPECT_TRUE(config.negatedTrial);
+  EXPECT_TRUE(config.heavyTailedTrial);
   EXPECT_TRUE(config.checkProblem);
   config.negatedTrial = false;
   EvalConfig parsed;
@@ -152,6 +153,10 @@ TEST(RuntimeKernels, SourceNamesEveryKernel) {
     EXPECT_EQ(source.find("@" + runtimeKernelName("fill_int", type) + "(") !=
                   std::string::npos,
               !isFloat)
+        << type.str();
+    EXPECT_EQ(source.find("@" + runtimeKernelName("scale_outliers", type) +
+                          "(") != std::string::npos,
+              isFloat)
         << type.str();
   }
   EXPECT_NE(source.find("@count_diff_i32("), std::string::npos);

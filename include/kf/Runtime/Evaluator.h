@@ -46,6 +46,10 @@ struct EvalConfig {
   /// is right only for the declared range (ReLU as a copy on non-negative
   /// inputs) fails.
   bool negatedTrial = true;
+  /// Give trial 2's float inputs heavy tails: one element in 64 (chosen by
+  /// hash) multiplied by 8, so a kernel that is right only for small
+  /// magnitudes (a range-limited approximation) fails.
+  bool heavyTailedTrial = true;
   /// Check the problem itself: if a trivial kernel (zeros, a constant, a copy
   /// of an input) passes its tolerance on every trial with the declared
   /// distributions, the problem is degenerate and no candidate is judged.

@@ -26,6 +26,8 @@ llvm::ArrayRef<llvm::StringRef> runtimeElementTypes();
 /// each element type T of runtimeElementTypes():
 ///   fill_uniform_T(out, n, seed, lo, hi)      floats
 ///   fill_normal_T(out, n, seed, mean, std)    floats
+///   scale_outliers_T(out, n, seed, factor)    floats: one element in 64
+///                                             (by hash) times factor
 ///   fill_int_T(out, n, seed, lo, span)        integers
 ///   compare_T(out, ref, n, atol, rtol, stats) every type
 /// and count_diff_i32(a, b, n, stats) for exact comparison of raw words.
