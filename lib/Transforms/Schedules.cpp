@@ -25,6 +25,9 @@ struct ScheduledOp {
   SmallVector<int64_t> parallelSizes;
   /// Positions of the parallel loops among all loops.
   SmallVector<unsigned> parallelLoops;
+  /// The innermost reduction loop and its static range, if any.
+  std::optional<unsigned> innerReduction;
+  int64_t innerReductionSize = 0;
   unsigned numLoops = 0;
 };
 
@@ -36,8 +39,11 @@ FailureOr<SmallVector<ScheduledOp>> collectOps(func::FuncOp reference) {
     info.numLoops = op.getNumLoops();
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     for (auto [index, type] : llvm::enumerate(op.getIteratorTypesArray())) {
-      if (type != utils::IteratorType::parallel)
+      if (type != utils::IteratorType::parallel) {
+        info.innerReduction = index;
+        info.innerReductionSize = ranges[index];
         continue;
+      }
       if (ShapedType::isDynamic(ranges[index])) {
         op.emitError() << "loop " << index
                        << " has a dynamic range; schedules need static shapes";
@@ -124,6 +130,7 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
   os << ")\n";
 
   SmallVector<SmallVector<int64_t, 3>> blockDims;
+  bool vectorize = false;
   for (auto [index, info, opSchedule] : llvm::enumerate(*ops, schedule.ops)) {
     unsigned numParallel = info.parallelSizes.size();
     if (opSchedule.blockTile.size() != numParallel ||
@@ -182,21 +189,107 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
         "(!transform.any_op, !transform.any_op)\n",
         index, llvm::interleaved(blockTileSizes),
         llvm::interleaved(blockMapping));
+    bool staticThreadTiles =
+        opSchedule.vectorWidth > 1 || opSchedule.reductionStep > 0;
+    if (opSchedule.vectorWidth < 1 || opSchedule.reductionStep < 0)
+      return info.op.emitError()
+             << "vector width must be at least 1 and the reduction step "
+                "non-negative";
+    if (!staticThreadTiles) {
+      os << llvm::formatv(
+          "    %thread{0}, %tforall{0} = "
+          "transform.structured.tile_using_forall %block{0} num_threads [{1}] "
+          "(mapping = [{2}]) : (!transform.any_op) -> (!transform.any_op, "
+          "!transform.any_op)\n",
+          index, llvm::interleaved(threadCounts),
+          llvm::interleaved(threadMapping));
+      continue;
+    }
+    // Vectorized ops need static tiles per thread: each thread's share of
+    // every mapped loop, exactly.
+    vectorize = true;
+    SmallVector<int64_t> threadTile(info.numLoops, 0);
+    for (unsigned p = 0; p < numParallel; ++p) {
+      unsigned loop = info.parallelLoops[p];
+      int64_t size = info.parallelSizes[p], tile = opSchedule.blockTile[p];
+      int64_t threads = opSchedule.threads[p];
+      int64_t width = p + 1 == numParallel ? opSchedule.vectorWidth : 1;
+      if (tile > 0 && size % tile != 0)
+        return info.op.emitError()
+               << "a vectorized schedule needs block tiles that divide their "
+                  "loops: "
+               << tile << " does not divide " << size;
+      int64_t extent = tile > 0 ? tile : size;
+      if (threads == 0) {
+        if (width > 1)
+          return info.op.emitError()
+                 << "the vectorized innermost loop must be mapped to threads";
+        continue;
+      }
+      if (extent != threads * width && (width > 1 || extent % threads != 0))
+        return info.op.emitError()
+               << "the block tile " << extent << " must be " << threads
+               << " threads x a vector width of " << width;
+      threadTile[loop] = extent / threads;
+    }
     os << llvm::formatv(
         "    %thread{0}, %tforall{0} = transform.structured.tile_using_forall "
-        "%block{0} num_threads [{1}] (mapping = [{2}]) : (!transform.any_op) "
+        "%block{0} tile_sizes [{1}] (mapping = [{2}]) : (!transform.any_op) "
         "-> (!transform.any_op, !transform.any_op)\n",
-        index, llvm::interleaved(threadCounts),
-        llvm::interleaved(threadMapping));
+        index, llvm::interleaved(threadTile), llvm::interleaved(threadMapping));
+    if (opSchedule.reductionStep > 0) {
+      if (!info.innerReduction)
+        return info.op.emitError()
+               << "a reduction step is given, but this op has no reduction "
+                  "loop";
+      if (info.innerReductionSize % opSchedule.reductionStep != 0)
+        return info.op.emitError()
+               << "the reduction step " << opSchedule.reductionStep
+               << " does not divide the reduction loop of "
+               << info.innerReductionSize;
+      SmallVector<int64_t> stepTile(info.numLoops, 0);
+      stepTile[*info.innerReduction] = opSchedule.reductionStep;
+      os << llvm::formatv(
+          "    %step{0}, %steploop{0} = transform.structured.tile_using_for "
+          "%thread{0} tile_sizes [{1}] : (!transform.any_op) -> "
+          "(!transform.any_op, !transform.any_op)\n",
+          index, llvm::interleaved(stepTile));
+    }
   }
 
+  if (vectorize) {
+    // Vectorize every op, keep loop-carried accumulators in registers
+    // (on tensors, before bufferization), and after bufferization lower
+    // transfers to plain vector loads and stores. fold_memref_alias_ops is
+    // left out: LLVM 22 folds reshapes into multi-dimensional transfers
+    // with the wrong dimensions.
+    os << "    %vfunc = transform.structured.match ops{[\"func.func\"]} in "
+          "%root : (!transform.any_op) -> !transform.any_op\n"
+       << "    %vectorized = "
+          "transform.structured.vectorize_children_and_apply_patterns "
+          "%vfunc : (!transform.any_op) -> !transform.any_op\n"
+       << "    %loops = transform.structured.match ops{[\"scf.for\"]} in "
+          "%vectorized : (!transform.any_op) -> !transform.any_op\n"
+       << "    transform.loop.hoist_loop_invariant_subsets %loops : "
+          "!transform.any_op\n";
+  }
   os << "    %bufferized = transform.bufferization.one_shot_bufferize %root "
         "{bufferize_function_boundaries = true, "
         "function_boundary_type_conversion = 1 : i32} : (!transform.any_op) "
         "-> !transform.any_op\n"
      << "    %func = transform.structured.match ops{[\"func.func\"]} in "
-        "%bufferized : (!transform.any_op) -> !transform.any_op\n"
-     << "    %foralls = transform.structured.match ops{[\"scf.forall\"]} in "
+        "%bufferized : (!transform.any_op) -> !transform.any_op\n";
+  if (vectorize)
+    os << "    transform.apply_patterns to %func {\n"
+          "      "
+          "transform.apply_patterns.vector.cast_away_vector_leading_one_dim\n"
+          "      transform.apply_patterns.vector.lower_transfer "
+          "max_transfer_rank = 1\n"
+          "      "
+          "transform.apply_patterns.vector.transfer_permutation_patterns\n"
+          "      transform.apply_patterns.canonicalization\n"
+          "    } : !transform.any_op\n";
+  os << "    %foralls = transform.structured.match ops{[\"scf.forall\"]} in "
         "%func : (!transform.any_op) -> !transform.any_op\n";
   // match walks in post-order: each op's thread forall comes before the
   // block forall that holds it.

@@ -3,8 +3,10 @@
 #include "kf/Pipelines/Compiler.h"
 #include "kf/Pipelines/CpuReference.h"
 
+#include "kf/Dialect/KF/KFOps.h"
 #include "kf/InitAll.h"
 #include "kf/Runtime/RuntimeKernels.h"
+#include "kf/Transforms/Schedules.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -192,6 +194,139 @@ TEST_F(CompilerTest, CpuReferenceRejectsWrongInputSizes) {
   ASSERT_FALSE(!!outputs);
   EXPECT_NE(llvm::toString(outputs.takeError()).find("expected 6400"),
             std::string::npos);
+}
+
+} // namespace
+
+namespace {
+
+class ScheduleGenomeTest : public CompilerTest {
+protected:
+  /// Renders `schedule` for the problem's reference and compiles it.
+  FailureOr<kf::CompiledCandidate> compileWith(ModuleOp problem,
+                                               const kf::Schedule &schedule) {
+    func::FuncOp reference =
+        (*problem.getOps<kf::ProblemOp>().begin()).getReferenceFunc();
+    FailureOr<std::string> text = kf::renderSchedule(reference, schedule);
+    if (failed(text))
+      return failure();
+    return kf::compileCandidate(problem, "", StringRef(*text),
+                                kf::CompileOptions());
+  }
+  static std::string ptxOf(const kf::CompiledCandidate &compiled) {
+    std::string ptx;
+    for (const auto &entry : compiled.plan.modules)
+      ptx += entry.second.image;
+    return ptx;
+  }
+};
+
+TEST_F(ScheduleGenomeTest, VectorWidthGivesSixteenByteAccesses) {
+  OwningOpRef<ModuleOp> problem = parseSourceString<ModuleOp>(kScale, &context);
+  ASSERT_TRUE(problem);
+  kf::Schedule schedule;
+  kf::OpSchedule op;
+  op.blockTile = {4, 100};
+  op.threads = {4, 25};
+  op.vectorWidth = 4;
+  schedule.ops.push_back(op);
+  FailureOr<kf::CompiledCandidate> compiled = compileWith(*problem, schedule);
+  ASSERT_TRUE(succeeded(compiled));
+  std::string ptx = ptxOf(*compiled);
+  EXPECT_NE(ptx.find("ld.global.v4.b32"), std::string::npos);
+  EXPECT_NE(ptx.find("st.global.v4.b32"), std::string::npos);
+  EXPECT_EQ(compiled->plan.steps.back().block[0], 25);
+}
+
+TEST_F(ScheduleGenomeTest, VectorWidthMustTileTheBlockExactly) {
+  OwningOpRef<ModuleOp> problem = parseSourceString<ModuleOp>(kScale, &context);
+  ASSERT_TRUE(problem);
+  kf::Schedule schedule;
+  kf::OpSchedule op;
+  op.blockTile = {4, 64}; // 64 does not divide 100
+  op.threads = {4, 16};
+  op.vectorWidth = 4;
+  schedule.ops.push_back(op);
+  std::string diagnostic;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+    diagnostic = d.str();
+    return success();
+  });
+  EXPECT_TRUE(failed(compileWith(*problem, schedule)));
+  EXPECT_NE(diagnostic.find("64 does not divide 100"), std::string::npos)
+      << diagnostic;
+}
+
+constexpr const char *kRowSum = R"mlir(
+  kf.problem @row_sum reference(@row_sum_ref) tolerance(<atol = 1.0e-4, rtol = 1.0e-5>)
+  func.func @row_sum_ref(%x: tensor<64x256xf32>) -> tensor<64xf32> {
+    %zero = arith.constant 0.0 : f32
+    %init = tensor.empty() : tensor<64xf32>
+    %acc = linalg.fill ins(%zero : f32) outs(%init : tensor<64xf32>) -> tensor<64xf32>
+    %s = linalg.generic {
+        indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+        iterator_types = ["parallel", "reduction"]}
+        ins(%x : tensor<64x256xf32>) outs(%acc : tensor<64xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %r = arith.addf %in, %out : f32
+      linalg.yield %r : f32
+    } -> tensor<64xf32>
+    return %s : tensor<64xf32>
+  }
+)mlir";
+
+TEST_F(ScheduleGenomeTest, ReductionStepKeepsTheAccumulatorInRegisters) {
+  OwningOpRef<ModuleOp> problem =
+      parseSourceString<ModuleOp>(kRowSum, &context);
+  ASSERT_TRUE(problem);
+  kf::Schedule schedule;
+  kf::OpSchedule fill;
+  fill.blockTile = {32};
+  fill.threads = {32};
+  kf::OpSchedule sum;
+  sum.blockTile = {32};
+  sum.threads = {32};
+  sum.reductionStep = 8;
+  schedule.ops = {fill, sum};
+  FailureOr<kf::CompiledCandidate> compiled = compileWith(*problem, schedule);
+  ASSERT_TRUE(succeeded(compiled));
+  std::string ptx = ptxOf(*compiled);
+  // The sum kernel: 8 loads per step and a single store after the loop.
+  size_t kernel = ptx.find(".entry row_sum_ref_kernel_0");
+  ASSERT_NE(kernel, std::string::npos) << ptx;
+  std::string body = ptx.substr(kernel);
+  size_t stores = 0;
+  for (size_t at = body.find("st.global"); at != std::string::npos;
+       at = body.find("st.global", at + 1))
+    ++stores;
+  EXPECT_EQ(stores, 1u) << body;
+  size_t loads = 0;
+  for (size_t at = body.find("ld.global"); at != std::string::npos;
+       at = body.find("ld.global", at + 1))
+    ++loads;
+  EXPECT_GE(loads, 3u) << body; // the initial value and vectorized steps
+}
+
+TEST_F(ScheduleGenomeTest, ReductionStepMustDivideTheLoop) {
+  OwningOpRef<ModuleOp> problem =
+      parseSourceString<ModuleOp>(kRowSum, &context);
+  ASSERT_TRUE(problem);
+  kf::Schedule schedule;
+  kf::OpSchedule fill;
+  fill.blockTile = {32};
+  fill.threads = {32};
+  kf::OpSchedule sum = fill;
+  sum.reductionStep = 24;
+  schedule.ops = {fill, sum};
+  std::string diagnostic;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+    diagnostic = d.str();
+    return success();
+  });
+  EXPECT_TRUE(failed(compileWith(*problem, schedule)));
+  EXPECT_NE(diagnostic.find("does not divide the reduction loop of 256"),
+            std::string::npos)
+      << diagnostic;
 }
 
 } // namespace

@@ -32,6 +32,16 @@ struct OpSchedule {
   /// Threads per block along each parallel loop (0 for loops not mapped to
   /// threads); each thread gets an equal share of the block tile.
   llvm::SmallVector<int64_t> threads;
+  /// Consecutive elements of the innermost parallel loop each thread
+  /// computes as one vector (1: scalar). Needs the block tile of that loop
+  /// to be threads x vectorWidth and to divide the loop.
+  int64_t vectorWidth = 1;
+  /// When > 0, the innermost reduction loop runs in steps of this many
+  /// iterations, vectorized, with the accumulator kept in registers (one
+  /// read of the output before the loop, one write after) instead of going
+  /// through memory each iteration. Needs static per-thread tiles: block
+  /// tiles dividing their loops and thread counts dividing the tiles.
+  int64_t reductionStep = 0;
 };
 
 /// The schedule of a whole reference function: one OpSchedule per linalg
