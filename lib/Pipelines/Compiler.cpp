@@ -1,6 +1,7 @@
 //===- Compiler.cpp - Problem + schedule -> lowered module ----------------===//
 
 #include "kf/Pipelines/Compiler.h"
+#include "kf/Analysis/CostModel.h"
 
 #include "kf/Analysis/KernelAnalysis.h"
 #include "kf/Dialect/KF/KFOps.h"
@@ -73,11 +74,11 @@ static void setPipelineOptions(kf::LowerToPTXOptions &lowering,
 
 /// Runs kf-lower-to-ptx on `payload`, taking the kernel diagnosis and the
 /// static cheat checks just before serialization.
-static LogicalResult
-lowerAndDiagnose(ModuleOp payload, unsigned numInputs,
-                 const kf::CompileOptions &options,
-                 llvm::json::Array &diagnosis, kf::CompileStage *failedStage,
-                 SmallVectorImpl<kf::CheatFinding> *rejections) {
+static LogicalResult lowerAndDiagnose(
+    ModuleOp payload, unsigned numInputs, const kf::ProblemAnalysis &problem,
+    const kf::CompileOptions &options, llvm::json::Array &diagnosis,
+    double &predictedSeconds, kf::CompileStage *failedStage,
+    SmallVectorImpl<kf::CheatFinding> *rejections) {
   kf::LowerToPTXOptions lowering;
   setPipelineOptions(lowering, options);
   PassManager pm(payload.getContext());
@@ -88,6 +89,7 @@ lowerAndDiagnose(ModuleOp payload, unsigned numInputs,
     kf::KernelAnalysis analysis(kernel);
     diagnosis.push_back(kf::toJSON(analysis, kf::diagnoseKernel(analysis)));
   }
+  predictedSeconds = kf::predictCost(payload, problem, kf::Ceilings()).seconds;
   kf::CheatCheckOptions cheatOptions;
   cheatOptions.numInputs = numInputs;
   SmallVector<kf::CheatFinding> cheats =
@@ -110,15 +112,17 @@ lowerAndDiagnose(ModuleOp payload, unsigned numInputs,
 /// The common tail of both kinds of candidate: lower `payload` (scheduled
 /// or kernel IR) to PTX, diagnose its kernels, and read the launch plan.
 static LogicalResult
-finishCompile(OwningOpRef<ModuleOp> payload, unsigned numInputs,
+finishCompile(OwningOpRef<ModuleOp> payload, func::FuncOp reference,
               const kf::CompileOptions &options, kf::CompiledCandidate &result,
               kf::CompileStage *failedStage,
               SmallVectorImpl<kf::CheatFinding> *rejections) {
   auto fail = [&](kf::CompileStage stage) {
     return failAt(stage, failedStage);
   };
-  if (failed(lowerAndDiagnose(*payload, numInputs, options, result.diagnosis,
-                              failedStage, rejections)))
+  kf::ProblemAnalysis problem = kf::analyzeProblem(reference);
+  if (failed(lowerAndDiagnose(
+          *payload, reference.getNumArguments(), problem, options,
+          result.diagnosis, result.predictedSeconds, failedStage, rejections)))
     return failure();
   if (failed(checkLibDeviceResolved(*payload)))
     return fail(kf::CompileStage::Lowering);
@@ -187,8 +191,8 @@ kf::compileCandidate(ModuleOp problem, StringRef problemName,
   }
   if (failed(applySchedule(*payload, *script)))
     return fail(CompileStage::Transform);
-  if (failed(finishCompile(std::move(payload), reference.getNumArguments(),
-                           options, result, failedStage, rejections)))
+  if (failed(finishCompile(std::move(payload), reference, options, result,
+                           failedStage, rejections)))
     return failure();
   return result;
 }
@@ -243,9 +247,8 @@ kf::compileKernelCandidate(ModuleOp problem, StringRef problemName,
   }
 
   CompiledCandidate result;
-  if (failed(finishCompile(cast<ModuleOp>(kernel->clone()),
-                           reference.getNumArguments(), options, result,
-                           failedStage, rejections)))
+  if (failed(finishCompile(cast<ModuleOp>(kernel->clone()), reference, options,
+                           result, failedStage, rejections)))
     return failure();
   return result;
 }

@@ -341,6 +341,7 @@ int runCompile(MLIRContext &context) {
                       {"version", 1},
                       {"problem", kf::toJSON(analysis, ceilings)},
                       {"kernels", json::Array(compiled->diagnosis)},
+                      {"predicted_ms", compiled->predictedSeconds * 1e3},
                       {"bottleneck",
                        json::Object{{"predicted", predicted.kind},
                                     {"predicted_because", predicted.reason}}}}))
@@ -440,6 +441,7 @@ int runEval(MLIRContext &context, const char *argv0) {
     }
     output["bottleneck"] = std::move(bottleneck);
     output["diagnosis"] = json::Array(candidate->diagnosis);
+    output["predicted_ms"] = candidate->predictedSeconds * 1e3;
     if (result.candidateTime && result.candidateTime->medianMs > 0) {
       double seconds = result.candidateTime->medianMs / 1e3;
       // Bytes the computation as written must move (floor_bytes), per

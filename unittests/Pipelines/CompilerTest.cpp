@@ -330,3 +330,27 @@ TEST_F(ScheduleGenomeTest, ReductionStepMustDivideTheLoop) {
 }
 
 } // namespace
+
+namespace {
+
+TEST_F(ScheduleGenomeTest, CostModelRanksRegisterAccumulationFirst) {
+  OwningOpRef<ModuleOp> problem =
+      parseSourceString<ModuleOp>(kRowSum, &context);
+  ASSERT_TRUE(problem);
+  kf::Schedule schedule;
+  kf::OpSchedule fill;
+  fill.blockTile = {32};
+  fill.threads = {32};
+  kf::OpSchedule sum = fill;
+  schedule.ops = {fill, sum};
+  FailureOr<kf::CompiledCandidate> plain = compileWith(*problem, schedule);
+  ASSERT_TRUE(succeeded(plain));
+  schedule.ops[1].reductionStep = 8;
+  FailureOr<kf::CompiledCandidate> accumulated =
+      compileWith(*problem, schedule);
+  ASSERT_TRUE(succeeded(accumulated));
+  EXPECT_GT(plain->predictedSeconds, 0);
+  EXPECT_LT(accumulated->predictedSeconds, plain->predictedSeconds);
+}
+
+} // namespace

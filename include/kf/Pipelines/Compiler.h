@@ -46,6 +46,10 @@ struct CompiledCandidate {
   /// The kernel diagnosis (docs/diagnosis.md), taken on the llvm + nvvm
   /// kernels just before they were serialized.
   llvm::json::Array diagnosis;
+  /// The static cost model's prediction of the candidate's time in seconds
+  /// (kf::predictCost, default H200 ceilings): a prediction, not a
+  /// measurement.
+  double predictedSeconds = 0;
 };
 
 /// Compiles `problem` (a module with a kf.problem) with `schedule` (a
