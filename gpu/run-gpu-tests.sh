@@ -16,7 +16,7 @@ small=$bundle/examples/small
 schedules=$bundle/examples/schedules
 candidates=$here/candidates
 out=${OUT_DIR:-/tmp/kf-gpu}
-mkdir -p "$out"
+mkdir -p "$out" "$out/search"
 
 echo "== device"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
@@ -93,6 +93,17 @@ run layernorm-split eval "$problems/layernorm.mlir" $quick --time-reference=fals
 
 echo "== matmul with shared memory"
 run matmul-shared eval "$problems/matmul.mlir" $quick --schedule "$schedules/matmul_shared.mlir"
+
+echo "== kf-evolve search on the GPU (short budgets)"
+for spec in relu:12 sum_reduction:16; do
+  p=${spec%%:*}; budget=${spec##*:}
+  start=$(date +%s)
+  "$kf" search "$problems/$p.mlir" --budget-evals "$budget" --seed 1 --trials 2 \
+    --runs 10 --min-runs 5 --time-budget-ms 300 --output "$out/search/$p" \
+    > "$out/search/$p.out" 2> "$out/search/$p.log" || echo "search $p failed: $(tail -2 "$out/search/$p.log")"
+  echo "search $p: $(cat "$out/search/$p.out") ($(( $(date +%s) - start )) s)"
+  python3 -c "import json; r=json.load(open('$out/search/$p/result.json')); print('  evaluator', r['evaluator'], '| default', round(r['default_seconds']*1e3,3), 'ms | best', round(r['best']['seconds']*1e3,3), 'ms |', round(r['speedup_over_default'],2), 'x |', r['best']['genome'])" 2>/dev/null
+done
 
 echo "== PyTorch eager and torch.compile on the same shapes"
 python3 "$here/torch_baselines.py" > "$out/torch.json" 2> "$out/torch.err" || echo "torch baselines failed: $(tail -3 "$out/torch.err")"

@@ -69,6 +69,16 @@ std::string mappingName(StringRef kind, unsigned position) {
 
 } // namespace
 
+FailureOr<SmallVector<kf::OpShape>> kf::describeOps(func::FuncOp reference) {
+  FailureOr<SmallVector<ScheduledOp>> ops = collectOps(reference);
+  if (failed(ops))
+    return failure();
+  SmallVector<OpShape> shapes;
+  for (const ScheduledOp &info : *ops)
+    shapes.push_back({info.parallelSizes, info.innerReductionSize});
+  return shapes;
+}
+
 FailureOr<kf::Schedule> kf::buildDefaultSchedule(func::FuncOp reference) {
   FailureOr<SmallVector<ScheduledOp>> ops = collectOps(reference);
   if (failed(ops))

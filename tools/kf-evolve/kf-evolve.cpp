@@ -17,6 +17,8 @@
 #include "kf/Runtime/Evaluator.h"
 #include "kf/Runtime/ProblemSpec.h"
 #include "kf/Runtime/Worker.h"
+#include "kf/Search/Search.h"
+#include "kf/Transforms/Schedules.h"
 #include "kf/Version.h"
 
 #include "mlir/IR/AsmState.h"
@@ -49,19 +51,24 @@ static cl::SubCommand checkReferenceCommand(
     "run on the CPU with MLIR's ExecutionEngine, on the same inputs");
 static cl::SubCommand
     workerCommand("worker", "Internal: the isolated GPU measurement process");
+static cl::SubCommand searchCommand(
+    "search", "Search for a faster verified schedule: islands of rule-based "
+              "experts, evaluated on the GPU (or, without one, ranked by the "
+              "static cost model)");
 
 static cl::OptionCategory category("kf-evolve options");
 
 static cl::opt<std::string>
     problemPath(cl::Positional, cl::desc("<problem.mlir>"),
                 cl::sub(compileCommand), cl::sub(evalCommand),
-                cl::sub(checkReferenceCommand), cl::cat(category));
+                cl::sub(searchCommand), cl::sub(checkReferenceCommand),
+                cl::cat(category));
 static cl::list<std::string> schedulePaths(
     "schedule",
     cl::desc("A candidate given as a transform script (default: kf's default "
              "schedule); eval takes several, in order"),
     cl::value_desc("file"), cl::sub(compileCommand), cl::sub(evalCommand),
-    cl::cat(category));
+    cl::sub(searchCommand), cl::cat(category));
 static cl::list<std::string> kernelPaths(
     "kernel",
     cl::desc("A candidate given as kernel IR: a module whose host function "
@@ -73,20 +80,22 @@ static cl::opt<std::string>
                 cl::desc("Which kf.problem to use when the "
                          "file holds several"),
                 cl::sub(compileCommand), cl::sub(evalCommand),
-                cl::sub(checkReferenceCommand), cl::cat(category));
+                cl::sub(searchCommand), cl::sub(checkReferenceCommand),
+                cl::cat(category));
 static cl::opt<std::string> chip("chip", cl::desc("Target GPU"),
                                  cl::init("sm_90"), cl::sub(compileCommand),
-                                 cl::sub(evalCommand), cl::sub(workerCommand),
+                                 cl::sub(evalCommand), cl::sub(searchCommand),
+                                 cl::sub(workerCommand),
                                  cl::sub(checkReferenceCommand),
                                  cl::cat(category));
 static cl::opt<std::string>
     binaryFormat("format", cl::desc("isa (PTX) or bin (cubin, needs ptxas)"),
                  cl::init("isa"), cl::sub(compileCommand), cl::sub(evalCommand),
-                 cl::cat(category));
-static cl::opt<std::string> outputPath("o", cl::desc("Output file"),
-                                       cl::value_desc("file"), cl::init("-"),
-                                       cl::sub(compileCommand),
-                                       cl::sub(evalCommand), cl::cat(category));
+                 cl::sub(searchCommand), cl::cat(category));
+static cl::opt<std::string>
+    outputPath("o", cl::desc("Output file"), cl::value_desc("file"),
+               cl::init("-"), cl::sub(compileCommand), cl::sub(evalCommand),
+               cl::sub(searchCommand), cl::cat(category));
 enum class EmitKind { PTX, Lowered, Schedule, Plan, Diagnosis };
 static cl::opt<EmitKind> emit(
     "emit", cl::desc("What compile writes"), cl::init(EmitKind::PTX),
@@ -104,28 +113,33 @@ static cl::opt<EmitKind> emit(
 static cl::opt<unsigned> trials("trials",
                                 cl::desc("Correctness trials on fresh inputs"),
                                 cl::init(3), cl::sub(evalCommand),
-                                cl::cat(category));
+                                cl::sub(searchCommand), cl::cat(category));
 static cl::opt<unsigned> maxRuns("runs", cl::desc("Most timed runs"),
                                  cl::init(50), cl::sub(evalCommand),
-                                 cl::cat(category));
+                                 cl::sub(searchCommand), cl::cat(category));
 static cl::opt<unsigned> minRuns("min-runs", cl::desc("Fewest timed runs"),
                                  cl::init(5), cl::sub(evalCommand),
-                                 cl::cat(category));
+                                 cl::sub(searchCommand), cl::cat(category));
 static cl::opt<double>
     timeBudgetMs("time-budget-ms",
                  cl::desc("GPU time spent on timed runs per kernel"),
-                 cl::init(1000), cl::sub(evalCommand), cl::cat(category));
-static cl::opt<unsigned> seed("seed", cl::desc("Seed of the input generator"),
+                 cl::init(1000), cl::sub(evalCommand), cl::sub(searchCommand),
+                 cl::cat(category));
+static cl::opt<unsigned> seed("seed",
+                              cl::desc("Seed of the input generator and of "
+                                       "the search"),
                               cl::init(1), cl::sub(evalCommand),
+                              cl::sub(searchCommand),
                               cl::sub(checkReferenceCommand),
                               cl::cat(category));
 static cl::opt<int> device("device", cl::desc("CUDA device ordinal"),
                            cl::init(0), cl::sub(evalCommand),
+                           cl::sub(searchCommand),
                            cl::sub(checkReferenceCommand), cl::cat(category));
 static cl::opt<double>
     timeoutSeconds("timeout",
                    cl::desc("Seconds before an evaluation counts as hung"),
-                   cl::init(120), cl::sub(evalCommand),
+                   cl::init(120), cl::sub(evalCommand), cl::sub(searchCommand),
                    cl::sub(checkReferenceCommand), cl::cat(category));
 static cl::opt<bool> timeReference(
     "time-reference",
@@ -135,25 +149,56 @@ static cl::opt<bool> negatedTrial(
     "negated-trial",
     cl::desc("Draw the second correctness trial's inputs from the negated "
              "distributions"),
-    cl::init(true), cl::sub(evalCommand), cl::cat(category));
+    cl::init(true), cl::sub(evalCommand), cl::sub(searchCommand),
+    cl::cat(category));
 static cl::opt<bool> heavyTailedTrial(
     "heavy-tailed-trial",
     cl::desc("Give the third correctness trial's float inputs heavy tails "
              "(one element in 64 multiplied by 8)"),
-    cl::init(true), cl::sub(evalCommand), cl::cat(category));
+    cl::init(true), cl::sub(evalCommand), cl::sub(searchCommand),
+    cl::cat(category));
 static cl::opt<bool> checkProblem(
     "check-problem",
     cl::desc("Reject a degenerate problem: one that a trivial kernel (zeros, "
              "a constant, a copy of an input) passes"),
-    cl::init(true), cl::sub(evalCommand), cl::cat(category));
+    cl::init(true), cl::sub(evalCommand), cl::sub(searchCommand),
+    cl::cat(category));
 static cl::opt<bool> timeIncorrect(
     "time-incorrect",
     cl::desc("Time candidates even when their results are wrong (they stay "
              "incorrect): to measure what limits them"),
     cl::init(false), cl::sub(evalCommand), cl::cat(category));
-static cl::opt<std::string> ceilingsPath(
-    "ceilings", cl::desc("Measured ceilings (JSON); default: H200"),
-    cl::value_desc("file"), cl::sub(evalCommand), cl::cat(category));
+static cl::opt<unsigned>
+    budgetEvals("budget-evals", cl::desc("Candidates to compile and evaluate"),
+                cl::init(40), cl::sub(searchCommand), cl::cat(category));
+static cl::opt<unsigned> islandCount("islands",
+                                     cl::desc("Islands of the search"),
+                                     cl::init(4), cl::sub(searchCommand),
+                                     cl::cat(category));
+static cl::opt<double> targetSpeedup(
+    "target-speedup",
+    cl::desc("Stop once the best is this many times faster than the default "
+             "schedule (0: use the whole budget)"),
+    cl::init(0), cl::sub(searchCommand), cl::cat(category));
+enum class EvaluatorKind { Auto, Gpu, CostModel };
+static cl::opt<EvaluatorKind> evaluatorKind(
+    "evaluator", cl::desc("How candidates are evaluated"),
+    cl::values(clEnumValN(EvaluatorKind::Auto, "auto",
+                          "the GPU when a CUDA device answers, else the cost "
+                          "model"),
+               clEnumValN(EvaluatorKind::Gpu, "gpu", "the GPU only"),
+               clEnumValN(EvaluatorKind::CostModel, "cost-model",
+                          "the static cost model (predictions)")),
+    cl::init(EvaluatorKind::Auto), cl::sub(searchCommand), cl::cat(category));
+static cl::opt<std::string>
+    outputDir("output",
+              cl::desc("Directory for the best kernel and result.json"),
+              cl::init("kf-out"), cl::sub(searchCommand), cl::cat(category));
+static cl::opt<std::string>
+    ceilingsPath("ceilings",
+                 cl::desc("Measured ceilings (JSON); default: H200"),
+                 cl::value_desc("file"), cl::sub(evalCommand),
+                 cl::sub(searchCommand), cl::cat(category));
 
 namespace {
 
@@ -536,6 +581,199 @@ int runWorkerCommand(MLIRContext &context) {
   });
 }
 
+/// kf-evolve search: the evolutionary loop (lib/Search) with a GPU or
+/// cost-model evaluator; writes the best schedule, its PTX and result.json.
+int runSearchCommand(MLIRContext &context, const char *argv0) {
+  SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  std::optional<LoadedProblem> loaded = loadProblem(context, sourceMgr);
+  if (!loaded)
+    return 1;
+  func::FuncOp reference = loaded->problem.getReferenceFunc();
+  FailureOr<SmallVector<kf::OpShape>> shapes = kf::describeOps(reference);
+  FailureOr<kf::Schedule> defaultSchedule = kf::buildDefaultSchedule(reference);
+  if (failed(shapes) || failed(defaultSchedule))
+    return 1;
+
+  // Candidates' own diagnostics (a tile that does not divide, a schedule
+  // the transform rejects) are outcomes of the search, not errors of the
+  // command: keep the first line of each as the candidate's reason.
+  std::string lastError;
+  auto quiet = [&](auto &&body) {
+    ScopedDiagnosticHandler swallow(&context, [&](Diagnostic &diagnostic) {
+      if (diagnostic.getSeverity() == DiagnosticSeverity::Error &&
+          lastError.empty())
+        lastError = diagnostic.str();
+      return success();
+    });
+    return body();
+  };
+
+  kf::RenderFn render =
+      [&](const kf::Schedule &genome) -> std::optional<std::string> {
+    FailureOr<std::string> text =
+        quiet([&] { return kf::renderSchedule(reference, genome); });
+    if (failed(text))
+      return std::nullopt;
+    return *text;
+  };
+
+  // The GPU: the reference and a worker, as in eval.
+  bool useGpu = evaluatorKind != EvaluatorKind::CostModel;
+  std::optional<kf::WorkerClient> worker;
+  std::string referenceText;
+  kf::ProblemSpec spec = kf::buildProblemSpec(loaded->problem);
+  kf::EvalConfig config;
+  config.device = device;
+  config.trials = trials;
+  config.seed = seed;
+  config.minTimedRuns = minRuns;
+  config.maxTimedRuns = std::max<unsigned>(maxRuns, minRuns);
+  config.timeBudgetMs = timeBudgetMs;
+  config.timeReference = false;
+  if (useGpu) {
+    FailureOr<kf::CompiledCandidate> compiledReference =
+        compileReference(*loaded);
+    if (failed(compiledReference))
+      return 1;
+    referenceText = printModule(*compiledReference->lowered);
+    worker.emplace(makeWorker(argv0));
+  }
+
+  std::string evaluatorName;
+  kf::EvaluateFn evaluate = [&](const std::string &script) -> kf::Outcome {
+    lastError.clear();
+    kf::CompileStage stage;
+    SmallVector<kf::CheatFinding> rejections;
+    FailureOr<kf::CompiledCandidate> compiled = quiet([&] {
+      return kf::compileCandidate(*loaded->module, problemName,
+                                  StringRef(script), compileOptions(), &stage,
+                                  &rejections);
+    });
+    if (failed(compiled))
+      return {rejections.empty()
+                  ? ("compile-error:" + kf::stringifyCompileStage(stage)).str()
+                  : "rejected",
+              0};
+    if (useGpu) {
+      kf::EvalResult result = worker->evaluate(
+          spec, referenceText, printModule(*compiled->lowered), config,
+          std::chrono::milliseconds((int64_t)(timeoutSeconds * 1000)));
+      if (result.status == kf::EvalStatus::NoDevice &&
+          evaluatorKind == EvaluatorKind::Auto) {
+        // No GPU answers: rank by the cost model from here on.
+        errs() << "kf-evolve: warning: no CUDA device (" << result.message
+               << "); ranking candidates with the static cost model: the "
+                  "times are predictions, not measurements\n";
+        useGpu = false;
+      } else {
+        if (result.status != kf::EvalStatus::Correct || !result.candidateTime)
+          return {kf::stringifyEvalStatus(result.status).str(), 0};
+        evaluatorName = "gpu (" + result.deviceName + ")";
+        return {"correct", result.candidateTime->medianMs / 1e3};
+      }
+    }
+    evaluatorName = "cost-model (predictions)";
+    return {"correct", compiled->predictedSeconds};
+  };
+
+  kf::SearchOptions options;
+  options.seed = seed;
+  options.islands = islandCount;
+  options.budgetEvals = budgetEvals;
+  options.targetSpeedup = targetSpeedup;
+  auto started = std::chrono::steady_clock::now();
+  kf::ProgressFn progress = [&](const kf::SearchCandidate &candidate,
+                                const kf::SearchResult &result) {
+    double elapsed = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - started)
+                         .count();
+    const kf::SearchCandidate &first = result.candidates[result.defaultIndex];
+    std::string best = "none yet";
+    if (result.bestIndex) {
+      const kf::Outcome &b = result.candidates[*result.bestIndex].outcome;
+      best = formatv("{0:F3} ms", b.seconds * 1e3).str();
+      if (first.outcome.status == "correct" && b.seconds > 0)
+        best += formatv(", {0:F2}x over the default",
+                        first.outcome.seconds / b.seconds)
+                    .str();
+    }
+    errs()
+        << formatv("[{0}/{1}] {2:F1} evals/s  island {3} {4}: {5} -> {6}",
+                   result.candidates.size(), budgetEvals,
+                   result.candidates.size() / std::max(elapsed, 1e-3),
+                   candidate.island, candidate.expert,
+                   candidate.change.empty() ? "default schedule"
+                                            : candidate.change,
+                   candidate.outcome.status)
+        << (candidate.outcome.status == "correct"
+                ? formatv(" {0:F3} ms", candidate.outcome.seconds * 1e3).str()
+                : "")
+        << "  (best " << best << ")\n";
+  };
+  kf::SearchResult result = kf::runSearch(*defaultSchedule, *shapes, render,
+                                          evaluate, options, progress);
+  if (result.candidates.empty())
+    return fail("the default schedule does not render: " + lastError);
+  if (!result.bestIndex)
+    return fail("no candidate evaluated as correct (the default schedule: " +
+                result.candidates[result.defaultIndex].outcome.status + ")");
+
+  const kf::SearchCandidate &best = result.candidates[*result.bestIndex];
+  const kf::SearchCandidate &first = result.candidates[result.defaultIndex];
+  if (std::error_code error = sys::fs::create_directories(outputDir))
+    return fail("cannot create " + outputDir + ": " + error.message());
+  auto write = [&](StringRef name, StringRef text) -> bool {
+    SmallString<256> path(outputDir);
+    sys::path::append(path, name);
+    std::string error;
+    auto file = openOutputFile(path, &error);
+    if (!file) {
+      fail(error);
+      return false;
+    }
+    file->os() << text;
+    file->keep();
+    return true;
+  };
+  FailureOr<kf::CompiledCandidate> bestCompiled = kf::compileCandidate(
+      *loaded->module, problemName, StringRef(best.script), compileOptions());
+  if (failed(bestCompiled))
+    return fail("the best candidate no longer compiles");
+  json::Array candidates;
+  for (const kf::SearchCandidate &candidate : result.candidates)
+    candidates.push_back(kf::toJSON(candidate));
+  json::Object summary{
+      {"problem", loaded->problem.getSymName()},
+      {"evaluator", evaluatorName},
+      {"seed", (int64_t)seed},
+      {"evaluations", (int64_t)result.candidates.size()},
+      {"duplicates_skipped", result.duplicatesSkipped},
+      {"best", json::Object{{"id", best.id},
+                            {"genome", kf::describeGenome(best.genome)},
+                            {"seconds", best.outcome.seconds},
+                            {"schedule_file", "best.schedule.mlir"}}},
+      {"default_seconds", first.outcome.seconds},
+      {"speedup_over_default",
+       first.outcome.status == "correct"
+           ? first.outcome.seconds / best.outcome.seconds
+           : 0.0},
+      {"candidates", std::move(candidates)}};
+  std::string json;
+  raw_string_ostream os(json);
+  os << formatv("{0:2}", json::Value(std::move(summary))) << "\n";
+  if (!write("best.schedule.mlir", best.script) ||
+      !write("best.ptx", kf::collectKernelImages(*bestCompiled->lowered)) ||
+      !write("result.json", json))
+    return 1;
+  outs() << formatv(
+      "best: candidate {0} ({1}), {2:F3} ms{3}; {4} "
+      "evaluations; written to {5}\n",
+      best.id, kf::describeGenome(best.genome), best.outcome.seconds * 1e3,
+      evaluatorName.rfind("cost-model", 0) == 0 ? " predicted" : "",
+      result.candidates.size(), outputDir);
+  return 0;
+}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -573,6 +811,9 @@ int main(int argc, char **argv) {
   if (evalCommand)
     return problemPath.empty() ? fail("eval needs a problem file")
                                : runEval(context, argv[0]);
+  if (searchCommand)
+    return problemPath.empty() ? fail("search needs a problem file")
+                               : runSearchCommand(context, argv[0]);
   if (checkReferenceCommand)
     return problemPath.empty() ? fail("check-reference needs a problem file")
                                : runCheckReference(context, argv[0]);

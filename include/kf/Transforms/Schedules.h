@@ -50,6 +50,19 @@ struct Schedule {
   llvm::SmallVector<OpSchedule> ops;
 };
 
+/// The iteration space of one linalg op of the reference, as a schedule
+/// sees it: the static ranges of its parallel loops (outermost first) and of
+/// its innermost reduction loop (0 when it has none).
+struct OpShape {
+  llvm::SmallVector<int64_t> parallelSizes;
+  int64_t innerReductionSize = 0;
+};
+
+/// The shapes of the reference's linalg ops, in schedule order. Fails with
+/// an error for dynamic shapes.
+mlir::FailureOr<llvm::SmallVector<OpShape>>
+describeOps(mlir::func::FuncOp reference);
+
 /// The default schedule: simple and correct for every supported problem.
 /// Each linalg op gets its own kernel; each thread computes one element of
 /// the op's parallel iteration space (64 x 4 elements per block) and runs its
