@@ -168,6 +168,13 @@ static cl::opt<bool> timeIncorrect(
     cl::desc("Time candidates even when their results are wrong (they stay "
              "incorrect): to measure what limits them"),
     cl::init(false), cl::sub(evalCommand), cl::cat(category));
+static cl::opt<bool> resumeSearch(
+    "resume",
+    cl::desc("Continue the search recorded in the output directory: recorded "
+             "candidates are replayed from candidates.jsonl, not evaluated "
+             "again, so a killed run resumed with the same seed and budget "
+             "reaches the same result"),
+    cl::init(false), cl::sub(searchCommand), cl::cat(category));
 static cl::opt<unsigned>
     budgetEvals("budget-evals", cl::desc("Candidates to compile and evaluate"),
                 cl::init(40), cl::sub(searchCommand), cl::cat(category));
@@ -640,8 +647,77 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
     worker.emplace(makeWorker(argv0));
   }
 
-  std::string evaluatorName;
+  // Records: one JSON line per evaluated candidate, flushed as it completes
+  // (a line cut by a kill is ignored on resume). Resuming replays them.
+  if (std::error_code error = sys::fs::create_directories(outputDir))
+    return fail("cannot create " + outputDir + ": " + error.message());
+  SmallString<256> recordsPath(outputDir);
+  sys::path::append(recordsPath, "candidates.jsonl");
+  StringMap<kf::Outcome> recorded;
+  std::string recordedEvaluator;
+  if (resumeSearch) {
+    auto file = MemoryBuffer::getFile(recordsPath);
+    if (!file)
+      return fail("--resume: cannot read " + recordsPath.str().str() + ": " +
+                  file.getError().message());
+    SmallVector<StringRef> lines;
+    (*file)->getBuffer().split(lines, '\n', -1, /*KeepEmpty=*/false);
+    unsigned unreadable = 0;
+    for (StringRef line : lines) {
+      Expected<json::Value> value = json::parse(line);
+      const json::Object *object = value ? value->getAsObject() : nullptr;
+      std::optional<StringRef> script =
+          object ? object->getString("script") : std::nullopt;
+      std::optional<StringRef> status =
+          object ? object->getString("status") : std::nullopt;
+      std::optional<double> seconds =
+          object ? object->getNumber("seconds") : std::nullopt;
+      if (!value)
+        consumeError(value.takeError());
+      if (!script || !status || !seconds) {
+        ++unreadable;
+        continue;
+      }
+      recorded[*script] = {status->str(), *seconds};
+      if (std::optional<StringRef> evaluator = object->getString("evaluator"))
+        recordedEvaluator = evaluator->str();
+    }
+    errs() << "kf-evolve: resuming: " << recorded.size()
+           << " recorded candidates";
+    if (unreadable)
+      errs() << " (" << unreadable << " unreadable line(s) ignored)";
+    errs() << "\n";
+  }
+  // A kill may have cut the last line: start the next one on its own line.
+  bool cutLine = false;
+  if (resumeSearch)
+    if (auto file = MemoryBuffer::getFile(recordsPath))
+      cutLine = !(*file)->getBuffer().empty() &&
+                !(*file)->getBuffer().ends_with("\n");
+  std::error_code recordError;
+  raw_fd_ostream records(recordsPath, recordError,
+                         resumeSearch ? sys::fs::OF_Append : sys::fs::OF_None);
+  if (recordError)
+    return fail("cannot write " + recordsPath.str().str() + ": " +
+                recordError.message());
+  if (cutLine)
+    records << "\n";
+
+  std::string evaluatorName = recordedEvaluator;
+  std::function<kf::Outcome(const std::string &)> measure;
   kf::EvaluateFn evaluate = [&](const std::string &script) -> kf::Outcome {
+    if (auto it = recorded.find(script); it != recorded.end())
+      return it->second;
+    kf::Outcome outcome = measure(script);
+    records << json::Value(json::Object{{"script", script},
+                                        {"status", outcome.status},
+                                        {"seconds", outcome.seconds},
+                                        {"evaluator", evaluatorName}})
+            << "\n";
+    records.flush();
+    return outcome;
+  };
+  measure = [&](const std::string &script) -> kf::Outcome {
     lastError.clear();
     kf::CompileStage stage;
     SmallVector<kf::CheatFinding> rejections;
@@ -721,8 +797,6 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
 
   const kf::SearchCandidate &best = result.candidates[*result.bestIndex];
   const kf::SearchCandidate &first = result.candidates[result.defaultIndex];
-  if (std::error_code error = sys::fs::create_directories(outputDir))
-    return fail("cannot create " + outputDir + ": " + error.message());
   auto write = [&](StringRef name, StringRef text) -> bool {
     SmallString<256> path(outputDir);
     sys::path::append(path, name);
