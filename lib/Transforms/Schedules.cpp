@@ -28,6 +28,8 @@ struct ScheduledOp {
   /// The innermost reduction loop and its static range, if any.
   std::optional<unsigned> innerReduction;
   int64_t innerReductionSize = 0;
+  /// Iterations of all reduction loops together (1 without any).
+  int64_t reductionIterations = 1;
   unsigned numLoops = 0;
 };
 
@@ -42,6 +44,8 @@ FailureOr<SmallVector<ScheduledOp>> collectOps(func::FuncOp reference) {
       if (type != utils::IteratorType::parallel) {
         info.innerReduction = index;
         info.innerReductionSize = ranges[index];
+        info.reductionIterations *=
+            ShapedType::isDynamic(ranges[index]) ? 1 : ranges[index];
         continue;
       }
       if (ShapedType::isDynamic(ranges[index])) {
@@ -242,6 +246,25 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
                << " threads x a vector width of " << width;
       threadTile[loop] = extent / threads;
     }
+    // Each thread's op becomes one set of vectors: keep it small (an
+    // untiled loop would make a vector of its whole extent, which LLVM's
+    // instruction selection then recurses through until the stack ends).
+    int64_t perThread = 1;
+    for (unsigned p = 0; p < numParallel; ++p)
+      perThread *= threadTile[info.parallelLoops[p]] > 0
+                       ? threadTile[info.parallelLoops[p]]
+                       : (opSchedule.blockTile[p] > 0 ? opSchedule.blockTile[p]
+                                                      : info.parallelSizes[p]);
+    perThread *= opSchedule.reductionStep > 0
+                     ? info.reductionIterations / info.innerReductionSize *
+                           opSchedule.reductionStep
+                     : info.reductionIterations;
+    constexpr int64_t kMaxVectorElements = 256;
+    if (perThread > kMaxVectorElements)
+      return info.op.emitError()
+             << "a vectorized thread tile of " << perThread
+             << " elements is too large (at most " << kMaxVectorElements
+             << "): map more loops to threads or use a reduction step";
     os << llvm::formatv(
         "    %thread{0}, %tforall{0} = transform.structured.tile_using_forall "
         "%block{0} tile_sizes [{1}] (mapping = [{2}]) : (!transform.any_op) "
@@ -265,21 +288,26 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
           "(!transform.any_op, !transform.any_op)\n",
           index, llvm::interleaved(stepTile));
     }
+    // Only this op is vectorized (the others keep their scalar loops).
+    os << llvm::formatv("    transform.structured.vectorize %{0}{1} : "
+                        "!transform.any_op\n",
+                        opSchedule.reductionStep > 0 ? "step" : "thread",
+                        index);
   }
 
   if (vectorize) {
-    // Vectorize every op, keep loop-carried accumulators in registers
+    // Keep loop-carried accumulators in registers
     // (on tensors, before bufferization), and after bufferization lower
     // transfers to plain vector loads and stores. fold_memref_alias_ops is
     // left out: LLVM 22 folds reshapes into multi-dimensional transfers
     // with the wrong dimensions.
     os << "    %vfunc = transform.structured.match ops{[\"func.func\"]} in "
           "%root : (!transform.any_op) -> !transform.any_op\n"
-       << "    %vectorized = "
-          "transform.structured.vectorize_children_and_apply_patterns "
-          "%vfunc : (!transform.any_op) -> !transform.any_op\n"
+       << "    transform.apply_patterns to %vfunc {\n"
+          "      transform.apply_patterns.canonicalization\n"
+          "    } : !transform.any_op\n"
        << "    %loops = transform.structured.match ops{[\"scf.for\"]} in "
-          "%vectorized : (!transform.any_op) -> !transform.any_op\n"
+          "%vfunc : (!transform.any_op) -> !transform.any_op\n"
        << "    transform.loop.hoist_loop_invariant_subsets %loops : "
           "!transform.any_op\n";
   }

@@ -354,3 +354,35 @@ TEST_F(ScheduleGenomeTest, CostModelRanksRegisterAccumulationFirst) {
 }
 
 } // namespace
+
+namespace {
+
+// Regression: vectorizing a whole untiled reduction made vectors of its
+// full extent, and LLVM's instruction selection then overflowed the stack
+// (kf-evolve search crashed on softmax). Such tiles are refused.
+TEST_F(ScheduleGenomeTest, HugeVectorizedThreadTilesAreRefused) {
+  OwningOpRef<ModuleOp> problem =
+      parseSourceString<ModuleOp>(kRowSum, &context);
+  ASSERT_TRUE(problem);
+  kf::Schedule schedule;
+  kf::OpSchedule fill;
+  fill.blockTile = {32};
+  fill.threads = {32};
+  kf::OpSchedule sum;
+  sum.blockTile = {64};
+  sum.threads = {32};
+  sum.vectorWidth = 2; // 2 outputs x all 256 reduction iterations
+  schedule.ops = {fill, sum};
+  std::string diagnostic;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+    diagnostic = d.str();
+    return success();
+  });
+  EXPECT_TRUE(failed(compileWith(*problem, schedule)));
+  EXPECT_NE(diagnostic.find("a vectorized thread tile of 512 elements is too "
+                            "large"),
+            std::string::npos)
+      << diagnostic;
+}
+
+} // namespace
