@@ -345,6 +345,23 @@ FailureOr<kf::CompiledCandidate> compileReference(LoadedProblem &loaded) {
   return reference;
 }
 
+/// The evaluation settings of the command line (eval and search).
+kf::EvalConfig evalConfigFromFlags() {
+  kf::EvalConfig config;
+  config.device = device;
+  config.trials = trials;
+  config.seed = seed;
+  config.minTimedRuns = minRuns;
+  config.maxTimedRuns = std::max<unsigned>(maxRuns, minRuns);
+  config.timeBudgetMs = timeBudgetMs;
+  config.timeReference = timeReference;
+  config.negatedTrial = negatedTrial;
+  config.heavyTailedTrial = heavyTailedTrial;
+  config.checkProblem = checkProblem;
+  config.timeIncorrect = timeIncorrect;
+  return config;
+}
+
 /// A client for a measurement worker run by this same executable.
 kf::WorkerClient makeWorker(const char *argv0) {
   std::string executable =
@@ -428,18 +445,7 @@ int runEval(MLIRContext &context, const char *argv0) {
 
   kf::WorkerClient worker = makeWorker(argv0);
   kf::CompileStage stage;
-  kf::EvalConfig config;
-  config.device = device;
-  config.trials = trials;
-  config.seed = seed;
-  config.minTimedRuns = minRuns;
-  config.maxTimedRuns = std::max<unsigned>(maxRuns, minRuns);
-  config.timeBudgetMs = timeBudgetMs;
-  config.timeReference = timeReference;
-  config.negatedTrial = negatedTrial;
-  config.heavyTailedTrial = heavyTailedTrial;
-  config.checkProblem = checkProblem;
-  config.timeIncorrect = timeIncorrect;
+  kf::EvalConfig config = evalConfigFromFlags();
 
   json::Array results;
   bool allCorrect = true, noDevice = false;
@@ -630,14 +636,9 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   std::optional<kf::WorkerClient> worker;
   std::string referenceText;
   kf::ProblemSpec spec = kf::buildProblemSpec(loaded->problem);
-  kf::EvalConfig config;
-  config.device = device;
-  config.trials = trials;
-  config.seed = seed;
-  config.minTimedRuns = minRuns;
-  config.maxTimedRuns = std::max<unsigned>(maxRuns, minRuns);
-  config.timeBudgetMs = timeBudgetMs;
-  config.timeReference = false;
+  kf::EvalConfig config = evalConfigFromFlags();
+  config.timeReference = false; // the default is a candidate like the others
+  config.timeIncorrect = false;
   if (useGpu) {
     FailureOr<kf::CompiledCandidate> compiledReference =
         compileReference(*loaded);
