@@ -866,9 +866,16 @@ int main(int argc, char **argv) {
   kf::registerAllPasses();
   cl::AddExtraVersionPrinter(kf::printVersion);
   cl::HideUnrelatedOptions(category);
+  // The main job needs no subcommand: `kf-evolve problem.mlir [options]`
+  // is `kf-evolve search problem.mlir [options]`.
+  SmallVector<const char *> arguments(argv, argv + argc);
+  if (argc > 1 && StringRef(argv[1]).ends_with(".mlir"))
+    arguments.insert(arguments.begin() + 1, "search");
   cl::ParseCommandLineOptions(
-      argc, argv,
+      arguments.size(), arguments.data(),
       "Kernel Foundry: evaluate and search GPU kernels for a problem\n\n"
+      "  kf-evolve PROBLEM [--budget-evals N] [--seed N] [--output DIR] "
+      "(= kf-evolve search)\n"
       "  kf-evolve compile PROBLEM [--schedule S] [-o out.ptx]\n"
       "  kf-evolve eval PROBLEM [--schedule S | --kernel K]...\n"
       "  kf-evolve check-reference PROBLEM\n");
