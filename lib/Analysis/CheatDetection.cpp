@@ -183,9 +183,18 @@ private:
     return "";
   }
 
+  /// The kernel analysis of `kernel`, built once.
+  const KernelAnalysis &analysisOf(Operation *kernel) {
+    std::unique_ptr<KernelAnalysis> &analysis = analyses[kernel];
+    if (!analysis)
+      analysis = std::make_unique<KernelAnalysis>(kernel);
+    return *analysis;
+  }
+
   ModuleOp module;
   const CheatCheckOptions &options;
   SmallVector<CheatFinding> findings;
+  llvm::DenseMap<Operation *, std::unique_ptr<KernelAnalysis>> analyses;
   /// Per kernel, per argument: the host value a launch passes (null when
   /// unknown) and its role.
   llvm::DenseMap<Operation *, SmallVector<std::pair<Value, Role>>> argRoles;
@@ -574,7 +583,7 @@ SmallVector<CheatFinding> CheatDetector::run() {
         decidable = false; // a host copy writes whole buffers
         break;
       }
-      KernelAnalysis analysis(facts.kernel);
+      const KernelAnalysis &analysis = analysisOf(facts.kernel);
       if (!analysis.blockSize || !analysis.gridSize) {
         decidable = false;
         break;

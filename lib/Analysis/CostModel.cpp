@@ -20,11 +20,11 @@ static constexpr int64_t kUnknownTrips = 1;
 /// Efficiency assumed for accesses whose pattern is unknown.
 static constexpr double kUnknownEfficiency = 0.5;
 
-CostPrediction kf::predictCost(ModuleOp module, const ProblemAnalysis &problem,
+CostPrediction kf::predictCost(ArrayRef<KernelAnalysis> kernels,
+                               const ProblemAnalysis &problem,
                                const Ceilings &ceilings) {
   CostPrediction prediction;
-  for (Operation *kernelOp : KernelAnalysis::findKernels(module)) {
-    KernelAnalysis analysis(kernelOp);
+  for (const KernelAnalysis &analysis : kernels) {
     KernelCost cost;
     cost.kernel = analysis.getName().str();
     if (!analysis.blockSize || !analysis.gridSize) {

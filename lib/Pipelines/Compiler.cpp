@@ -85,11 +85,12 @@ static LogicalResult lowerAndDiagnose(
   kf::buildLowerToPTXPipeline(pm, lowering, /*serialize=*/false);
   if (failed(pm.run(payload)))
     return failAt(kf::CompileStage::Lowering, failedStage);
+  std::vector<kf::KernelAnalysis> analyses;
   for (Operation *kernel : kf::KernelAnalysis::findKernels(payload)) {
-    kf::KernelAnalysis analysis(kernel);
+    const kf::KernelAnalysis &analysis = analyses.emplace_back(kernel);
     diagnosis.push_back(kf::toJSON(analysis, kf::diagnoseKernel(analysis)));
   }
-  predictedSeconds = kf::predictCost(payload, problem, kf::Ceilings()).seconds;
+  predictedSeconds = kf::predictCost(analyses, problem, kf::Ceilings()).seconds;
   kf::CheatCheckOptions cheatOptions;
   cheatOptions.numInputs = numInputs;
   SmallVector<kf::CheatFinding> cheats =

@@ -36,10 +36,11 @@ struct CostPrediction {
   double seconds = 0;
 };
 
-/// Predicts the time of the kernels of `module` (llvm + nvvm or gpu.func
-/// kernels with known launch sizes). Kernels without a known grid count as
-/// one launch's overhead.
-CostPrediction predictCost(mlir::ModuleOp module,
+/// Predicts the time of a candidate from the analyses of its kernels
+/// (llvm + nvvm or gpu.func kernels with known launch sizes; the ones the
+/// diagnosis already built). Kernels without a known grid count as one
+/// launch's overhead.
+CostPrediction predictCost(llvm::ArrayRef<KernelAnalysis> kernels,
                            const ProblemAnalysis &problem,
                            const Ceilings &ceilings);
 
