@@ -656,11 +656,15 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   sys::path::append(recordsPath, "candidates.jsonl");
   StringMap<kf::Outcome> recorded;
   std::string recordedEvaluator;
+  // A kill may have cut the last line: the next record starts a new one.
+  bool cutLine = false;
   if (resumeSearch) {
     auto file = MemoryBuffer::getFile(recordsPath);
     if (!file)
       return fail("--resume: cannot read " + recordsPath.str().str() + ": " +
                   file.getError().message());
+    cutLine =
+        !(*file)->getBuffer().empty() && !(*file)->getBuffer().ends_with("\n");
     SmallVector<StringRef> lines;
     (*file)->getBuffer().split(lines, '\n', -1, /*KeepEmpty=*/false);
     unsigned unreadable = 0;
@@ -689,12 +693,6 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
       errs() << " (" << unreadable << " unreadable line(s) ignored)";
     errs() << "\n";
   }
-  // A kill may have cut the last line: start the next one on its own line.
-  bool cutLine = false;
-  if (resumeSearch)
-    if (auto file = MemoryBuffer::getFile(recordsPath))
-      cutLine = !(*file)->getBuffer().empty() &&
-                !(*file)->getBuffer().ends_with("\n");
   std::error_code recordError;
   raw_fd_ostream records(recordsPath, recordError,
                          resumeSearch ? sys::fs::OF_Append : sys::fs::OF_None);
