@@ -1,6 +1,8 @@
 //===- Compiler.cpp - Problem + schedule -> lowered module ----------------===//
 
 #include "kf/Pipelines/Compiler.h"
+
+#include "kf/Analysis/Bottleneck.h"
 #include "kf/Analysis/CostModel.h"
 
 #include "kf/Analysis/KernelAnalysis.h"
@@ -14,6 +16,8 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Pass/PassManager.h"
+
+#include <set>
 
 using namespace mlir;
 
@@ -125,6 +129,8 @@ finishCompile(OwningOpRef<ModuleOp> payload, func::FuncOp reference,
           *payload, reference.getNumArguments(), problem, options,
           result.diagnosis, result.predictedSeconds, failedStage, rejections)))
     return failure();
+  result.predictedBottleneck =
+      kf::predictBottleneck(problem, kf::Ceilings(), result.diagnosis).kind;
   if (failed(checkLibDeviceResolved(*payload)))
     return fail(kf::CompileStage::Lowering);
   FailureOr<kf::LaunchPlan> plan = kf::buildLaunchPlan(*payload);
@@ -275,4 +281,23 @@ kf::compileRuntimeKernels(MLIRContext *context, const CompileOptions &options) {
   result.chip = options.chip;
   result.image = object.getObject().getValue().str();
   return result;
+}
+
+std::vector<std::string>
+kf::diagnosisTriggers(const CompiledCandidate &candidate) {
+  std::set<std::string> triggers;
+  if (!candidate.predictedBottleneck.empty())
+    triggers.insert(candidate.predictedBottleneck);
+  for (const llvm::json::Value &kernel : candidate.diagnosis) {
+    const llvm::json::Object *object = kernel.getAsObject();
+    const llvm::json::Array *findings =
+        object ? object->getArray("findings") : nullptr;
+    if (!findings)
+      continue;
+    for (const llvm::json::Value &finding : *findings)
+      if (const llvm::json::Object *f = finding.getAsObject())
+        if (std::optional<llvm::StringRef> kind = f->getString("kind"))
+          triggers.insert(kind->str());
+  }
+  return {triggers.begin(), triggers.end()};
 }

@@ -31,6 +31,8 @@ struct ScheduledOp {
   /// Iterations of all reduction loops together (1 without any).
   int64_t reductionIterations = 1;
   unsigned numLoops = 0;
+  /// Rank of the op's first output (where a split inserts its dimension).
+  int64_t outputRank = 0;
 };
 
 FailureOr<SmallVector<ScheduledOp>> collectOps(func::FuncOp reference) {
@@ -39,6 +41,9 @@ FailureOr<SmallVector<ScheduledOp>> collectOps(func::FuncOp reference) {
     ScheduledOp info;
     info.op = op;
     info.numLoops = op.getNumLoops();
+    if (op.getNumDpsInits() > 0)
+      if (auto shaped = dyn_cast<ShapedType>(op.getDpsInits()[0].getType()))
+        info.outputRank = shaped.getRank();
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     for (auto [index, type] : llvm::enumerate(op.getIteratorTypesArray())) {
       if (type != utils::IteratorType::parallel) {
@@ -73,14 +78,195 @@ std::string mappingName(StringRef kind, unsigned position) {
 
 } // namespace
 
+namespace {
+
+/// The default mapping of one op (see buildDefaultSchedule).
+FailureOr<kf::OpSchedule> defaultOpSchedule(const ScheduledOp &info) {
+  if (info.parallelSizes.empty())
+    return linalg::LinalgOp(info.op).emitError()
+           << "has no parallel loop: the default schedule maps parallel "
+              "loops to threads and cannot place a full reduction; write "
+              "the reduction with a unit parallel dimension";
+  kf::OpSchedule opSchedule;
+  unsigned numParallel = info.parallelSizes.size();
+  opSchedule.blockTile.assign(numParallel, 0);
+  opSchedule.threads.assign(numParallel, 0);
+  // Innermost parallel loop -> x (64 wide: coalesced), next -> y (4), the
+  // third -> z (1); outer loops beyond three stay loops in each thread.
+  const int64_t preferred[] = {64, 4, 1};
+  for (unsigned position = 0; position < std::min(numParallel, 3u);
+       ++position) {
+    unsigned loop = numParallel - 1 - position;
+    int64_t tile = std::min(preferred[position], info.parallelSizes[loop]);
+    opSchedule.blockTile[loop] = tile;
+    opSchedule.threads[loop] = tile;
+  }
+  return opSchedule;
+}
+
+bool hasSplits(const kf::Schedule &schedule) {
+  return llvm::any_of(schedule.splitFactors,
+                      [](int64_t factor) { return factor > 0; });
+}
+
+/// The transform ops that rewrite the reference (fusion, collapsing) or, with
+/// `splits`, split its reductions; `numOps` is the op count before splits.
+/// Emits into a sequence whose root handle is %root.
+void renderStructure(llvm::raw_ostream &os, const kf::Schedule &schedule,
+                     bool splits, unsigned numOps,
+                     ArrayRef<ScheduledOp> splittable) {
+  if (!splits) {
+    if (!schedule.fuseElementwise && !schedule.collapseReductions)
+      return;
+    os << "    %sfunc0 = transform.structured.match ops{[\"func.func\"]} in "
+          "%root : (!transform.any_op) -> !transform.any_op\n";
+    unsigned next = 0;
+    for (auto [enabled, pass] :
+         {std::pair<bool, StringRef>{schedule.fuseElementwise,
+                                     "kf-fuse-elementwise"},
+          {schedule.collapseReductions, "kf-collapse-reduction-dims"}}) {
+      if (!enabled)
+        continue;
+      os << llvm::formatv("    %sfunc{0} = transform.apply_registered_pass "
+                          "\"{1}\" to %sfunc{2} : (!transform.any_op) -> "
+                          "!transform.any_op\n",
+                          next + 1, pass, next);
+      ++next;
+    }
+    return;
+  }
+  os << "    %sops = transform.structured.match interface{LinalgOp} in %root "
+        ": (!transform.any_op) -> !transform.any_op\n    ";
+  for (unsigned i = 0; i < numOps; ++i)
+    os << (i ? ", " : "") << "%s" << i;
+  os << " = transform.split_handle %sops : (!transform.any_op) -> (";
+  for (unsigned i = 0; i < numOps; ++i)
+    os << (i ? ", " : "") << "!transform.any_op";
+  os << ")\n";
+  for (auto [index, factor] : llvm::enumerate(schedule.splitFactors)) {
+    if (factor <= 0)
+      continue;
+    // The partial results get the split as their innermost dimension, and
+    // the split loop is innermost too (inner_parallel): consecutive threads
+    // then read consecutive elements.
+    os << llvm::formatv(
+        "    %s{0}_init, %s{0}_fill, %s{0}_partial, %s{0}_combine = "
+        "transform.structured.split_reduction %s{0} {{ split_factor = {1}, "
+        "insert_split_dimension = {2}, inner_parallel } : (!transform.any_op) "
+        "-> (!transform.any_op, !transform.any_op, !transform.any_op, "
+        "!transform.any_op)\n",
+        index, factor, splittable[index].outputRank);
+  }
+}
+
+/// The reference after the structure genes of `schedule`, in its own
+/// module, with its ops before and after splitting.
+struct AppliedStructure {
+  OwningOpRef<ModuleOp> payload;
+  SmallVector<ScheduledOp> splittable, ops;
+};
+
+FailureOr<AppliedStructure> applyStructure(func::FuncOp reference,
+                                           const kf::Schedule &schedule) {
+  AppliedStructure applied;
+  applied.payload = ModuleOp::create(reference.getLoc());
+  applied.payload->push_back(reference.clone());
+  auto func = [&] {
+    return cast<func::FuncOp>(applied.payload->getBody()->front());
+  };
+  auto run = [&](bool splits) -> LogicalResult {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "module attributes {transform.with_named_sequence} {\n"
+       << "  transform.named_sequence @__transform_main("
+          "%root: !transform.any_op {transform.consumed}) {\n";
+    renderStructure(os, schedule, splits, applied.splittable.size(),
+                    applied.splittable);
+    os << "    transform.yield\n  }\n}\n";
+    OwningOpRef<ModuleOp> script =
+        kf::parseSchedule(text, "structure", reference.getContext());
+    return success(script &&
+                   succeeded(kf::applySchedule(*applied.payload, *script)));
+  };
+  if ((schedule.fuseElementwise || schedule.collapseReductions) &&
+      failed(run(/*splits=*/false)))
+    return failure();
+  FailureOr<SmallVector<ScheduledOp>> splittable = collectOps(func());
+  if (failed(splittable))
+    return failure();
+  applied.splittable = std::move(*splittable);
+  if (!hasSplits(schedule)) {
+    applied.ops = applied.splittable;
+    return applied;
+  }
+  if (schedule.splitFactors.size() != applied.splittable.size())
+    return reference.emitError()
+           << "the schedule gives " << schedule.splitFactors.size()
+           << " split factors but the rewritten reference has "
+           << applied.splittable.size() << " linalg operations";
+  for (auto [factor, info] :
+       llvm::zip_equal(schedule.splitFactors, applied.splittable)) {
+    if (factor <= 0)
+      continue;
+    unsigned reductions = info.numLoops - info.parallelLoops.size();
+    if (reductions != 1)
+      return info.op.emitError()
+             << "cannot split a reduction over " << reductions
+             << " loops; split an op with exactly one reduction loop "
+                "(collapse adjacent reduction loops first)";
+    if (factor < 2 || info.innerReductionSize % factor != 0 ||
+        factor >= info.innerReductionSize)
+      return info.op.emitError()
+             << "split factor " << factor
+             << " must be at least 2, below and dividing the reduction loop "
+                "of "
+             << info.innerReductionSize;
+    if (linalg::LinalgOp(info.op).getNumDpsInits() != 1)
+      return linalg::LinalgOp(info.op).emitError()
+             << "only an op with one output can be split";
+  }
+  if (failed(run(/*splits=*/true)))
+    return failure();
+  FailureOr<SmallVector<ScheduledOp>> ops = collectOps(func());
+  if (failed(ops))
+    return failure();
+  applied.ops = std::move(*ops);
+  return applied;
+}
+
+SmallVector<kf::OpShape> shapesOf(ArrayRef<ScheduledOp> ops) {
+  SmallVector<kf::OpShape> shapes;
+  for (const ScheduledOp &info : ops)
+    shapes.push_back(
+        {info.parallelSizes, info.innerReductionSize,
+         static_cast<unsigned>(info.numLoops - info.parallelLoops.size())});
+  return shapes;
+}
+
+} // namespace
+
 FailureOr<SmallVector<kf::OpShape>> kf::describeOps(func::FuncOp reference) {
   FailureOr<SmallVector<ScheduledOp>> ops = collectOps(reference);
   if (failed(ops))
     return failure();
-  SmallVector<OpShape> shapes;
-  for (const ScheduledOp &info : *ops)
-    shapes.push_back({info.parallelSizes, info.innerReductionSize});
-  return shapes;
+  return shapesOf(*ops);
+}
+
+FailureOr<kf::Restructured> kf::restructure(func::FuncOp reference,
+                                            const Schedule &schedule) {
+  FailureOr<AppliedStructure> applied = applyStructure(reference, schedule);
+  if (failed(applied))
+    return failure();
+  Restructured result;
+  result.splittable = shapesOf(applied->splittable);
+  result.shapes = shapesOf(applied->ops);
+  for (const ScheduledOp &info : applied->ops) {
+    FailureOr<OpSchedule> op = defaultOpSchedule(info);
+    if (failed(op))
+      return failure();
+    result.defaults.push_back(std::move(*op));
+  }
+  return result;
 }
 
 FailureOr<kf::Schedule> kf::buildDefaultSchedule(func::FuncOp reference) {
@@ -92,47 +278,40 @@ FailureOr<kf::Schedule> kf::buildDefaultSchedule(func::FuncOp reference) {
            << "the reference has no linalg operation to schedule";
   Schedule schedule;
   for (ScheduledOp &info : *ops) {
-    if (info.parallelSizes.empty())
-      return info.op.emitError()
-             << "has no parallel loop: the default schedule maps parallel "
-                "loops to threads and cannot place a full reduction; write "
-                "the reduction with a unit parallel dimension";
-    OpSchedule opSchedule;
-    unsigned numParallel = info.parallelSizes.size();
-    opSchedule.blockTile.assign(numParallel, 0);
-    opSchedule.threads.assign(numParallel, 0);
-    // Innermost parallel loop -> x (64 wide: coalesced), next -> y (4), the
-    // third -> z (1); outer loops beyond three stay loops in each thread.
-    const int64_t preferred[] = {64, 4, 1};
-    for (unsigned position = 0; position < std::min(numParallel, 3u);
-         ++position) {
-      unsigned loop = numParallel - 1 - position;
-      int64_t tile = std::min(preferred[position], info.parallelSizes[loop]);
-      opSchedule.blockTile[loop] = tile;
-      opSchedule.threads[loop] = tile;
-    }
-    schedule.ops.push_back(std::move(opSchedule));
+    FailureOr<OpSchedule> op = defaultOpSchedule(info);
+    if (failed(op))
+      return failure();
+    schedule.ops.push_back(std::move(*op));
   }
   return schedule;
 }
 
 FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
                                           const Schedule &schedule) {
-  FailureOr<SmallVector<ScheduledOp>> ops = collectOps(reference);
-  if (failed(ops))
+  FailureOr<AppliedStructure> applied = applyStructure(reference, schedule);
+  if (failed(applied))
     return failure();
+  SmallVector<ScheduledOp> *ops = &applied->ops;
   if (ops->size() != schedule.ops.size())
     return reference.emitError()
            << "the schedule describes " << schedule.ops.size()
-           << " operations but the reference has " << ops->size()
-           << " linalg operations";
+           << " operations but the "
+           << (applied->ops.size() == applied->splittable.size() &&
+                       !schedule.fuseElementwise && !schedule.collapseReductions
+                   ? "reference"
+                   : "rewritten reference")
+           << " has " << ops->size() << " linalg operations";
 
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "module attributes {transform.with_named_sequence} {\n"
      << "  transform.named_sequence @__transform_main("
-        "%root: !transform.any_op {transform.consumed}) {\n"
-     << "    %ops = transform.structured.match interface{LinalgOp} in %root "
+        "%root: !transform.any_op {transform.consumed}) {\n";
+  renderStructure(os, schedule, /*splits=*/false, 0, {});
+  if (hasSplits(schedule))
+    renderStructure(os, schedule, /*splits=*/true, applied->splittable.size(),
+                    applied->splittable);
+  os << "    %ops = transform.structured.match interface{LinalgOp} in %root "
         ": (!transform.any_op) -> !transform.any_op\n";
   unsigned numOps = ops->size();
   os << "    ";
@@ -350,6 +529,67 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
   }
   os << "    transform.yield\n  }\n}\n";
   return text;
+}
+
+namespace {
+llvm::json::Array toArray(ArrayRef<int64_t> values) {
+  return llvm::json::Array(values);
+}
+
+/// Reads an array of integers (llvm::json maps std::vector, not
+/// SmallVector).
+bool mapSizes(const llvm::json::Value &value, llvm::StringLiteral key,
+              SmallVectorImpl<int64_t> &out, llvm::json::Path path) {
+  std::vector<int64_t> values;
+  const llvm::json::Value *field = value.getAsObject()->get(key);
+  if (!field || !llvm::json::fromJSON(*field, values, path.field(key))) {
+    if (!field)
+      path.field(key).report("expected an array of integers");
+    return false;
+  }
+  out.assign(values.begin(), values.end());
+  return true;
+}
+} // namespace
+
+llvm::json::Value kf::toJSON(const Schedule &schedule) {
+  llvm::json::Array ops;
+  for (const OpSchedule &op : schedule.ops)
+    ops.push_back(llvm::json::Object{{"block", toArray(op.blockTile)},
+                                     {"threads", toArray(op.threads)},
+                                     {"vector", op.vectorWidth},
+                                     {"step", op.reductionStep}});
+  return llvm::json::Object{{"fuse", schedule.fuseElementwise},
+                            {"collapse", schedule.collapseReductions},
+                            {"splits", toArray(schedule.splitFactors)},
+                            {"ops", std::move(ops)}};
+}
+
+bool kf::fromJSON(const llvm::json::Value &value, Schedule &schedule,
+                  llvm::json::Path path) {
+  llvm::json::ObjectMapper mapper(value, path);
+  if (!mapper || !mapper.map("fuse", schedule.fuseElementwise) ||
+      !mapper.map("collapse", schedule.collapseReductions) ||
+      !mapSizes(value, "splits", schedule.splitFactors, path))
+    return false;
+  const llvm::json::Array *ops = value.getAsObject()->getArray("ops");
+  if (!ops) {
+    path.field("ops").report("expected an array of op schedules");
+    return false;
+  }
+  schedule.ops.clear();
+  for (auto [index, opValue] : llvm::enumerate(*ops)) {
+    OpSchedule op;
+    llvm::json::ObjectMapper opMapper(opValue, path.field("ops").index(index));
+    llvm::json::Path opPath = path.field("ops").index(index);
+    if (!opMapper || !mapSizes(opValue, "block", op.blockTile, opPath) ||
+        !mapSizes(opValue, "threads", op.threads, opPath) ||
+        !opMapper.map("vector", op.vectorWidth) ||
+        !opMapper.map("step", op.reductionStep))
+      return false;
+    schedule.ops.push_back(std::move(op));
+  }
+  return true;
 }
 
 OwningOpRef<ModuleOp> kf::parseSchedule(StringRef text, StringRef bufferName,

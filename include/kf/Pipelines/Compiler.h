@@ -50,7 +50,14 @@ struct CompiledCandidate {
   /// (kf::predictCost, default H200 ceilings): a prediction, not a
   /// measurement.
   double predictedSeconds = 0;
+  /// The predicted bottleneck class (kf::predictBottleneck).
+  std::string predictedBottleneck;
 };
+
+/// The candidate's diagnosis in brief: its predicted bottleneck class and
+/// the kinds of its kernels' findings, sorted and unique (what the
+/// experience library keys its statistics by).
+std::vector<std::string> diagnosisTriggers(const CompiledCandidate &candidate);
 
 /// Compiles `problem` (a module with a kf.problem) with `schedule` (a
 /// transform script; std::nullopt for the default schedule). The problem

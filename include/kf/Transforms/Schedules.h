@@ -16,6 +16,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/JSON.h"
 
 #include <string>
 
@@ -44,9 +45,23 @@ struct OpSchedule {
   int64_t reductionStep = 0;
 };
 
-/// The schedule of a whole reference function: one OpSchedule per linalg
-/// op, in the order the ops appear in the function.
+/// The schedule of a whole reference function. Its structure genes first
+/// rewrite the reference (in this order: fusion, collapsing, splitting);
+/// then each linalg op of the rewritten function, in the order the ops
+/// appear, gets its own kernel, mapped by one OpSchedule.
 struct Schedule {
+  /// Fuse elementwise producers into every consumer, recomputing them
+  /// (kf-fuse-elementwise): intermediate tensors are never stored.
+  bool fuseElementwise = false;
+  /// Collapse adjacent reduction loops into one
+  /// (kf-collapse-reduction-dims), so that a split applies to them.
+  bool collapseReductions = false;
+  /// Per linalg op after fusion and collapsing: split its single reduction
+  /// loop this many ways (0: no split; transform.structured.split_reduction
+  /// with the split innermost). The op becomes a fill, a partial reduction
+  /// with the split as a new parallel loop, and a combining reduction, three
+  /// ops with their own kernels. Empty: no op is split.
+  llvm::SmallVector<int64_t> splitFactors;
   llvm::SmallVector<OpSchedule> ops;
 };
 
@@ -56,12 +71,37 @@ struct Schedule {
 struct OpShape {
   llvm::SmallVector<int64_t> parallelSizes;
   int64_t innerReductionSize = 0;
+  /// How many reduction loops the op has (a split needs exactly one).
+  unsigned reductionLoops = 0;
+
+  bool operator==(const OpShape &other) const {
+    return parallelSizes == other.parallelSizes &&
+           innerReductionSize == other.innerReductionSize &&
+           reductionLoops == other.reductionLoops;
+  }
 };
 
 /// The shapes of the reference's linalg ops, in schedule order. Fails with
 /// an error for dynamic shapes.
 mlir::FailureOr<llvm::SmallVector<OpShape>>
 describeOps(mlir::func::FuncOp reference);
+
+/// What a schedule's structure genes make of the reference.
+struct Restructured {
+  /// The ops after fusion and collapsing: what splitFactors index.
+  llvm::SmallVector<OpShape> splittable;
+  /// The ops after splitting too: what Schedule::ops index.
+  llvm::SmallVector<OpShape> shapes;
+  /// The default OpSchedule of each of those ops.
+  llvm::SmallVector<OpSchedule> defaults;
+};
+
+/// Applies the structure genes of `schedule` (its ops are ignored) to a
+/// copy of the reference and describes the result. Fails with an error
+/// when they do not apply (e.g. a split factor that does not divide its
+/// reduction, or an op with several reduction loops).
+mlir::FailureOr<Restructured> restructure(mlir::func::FuncOp reference,
+                                          const Schedule &schedule);
 
 /// The default schedule: simple and correct for every supported problem.
 /// Each linalg op gets its own kernel; each thread computes one element of
@@ -75,6 +115,13 @@ mlir::FailureOr<Schedule> buildDefaultSchedule(mlir::func::FuncOp reference);
 /// not fit the reference (wrong op count, sizes, more than 1024 threads).
 mlir::FailureOr<std::string> renderSchedule(mlir::func::FuncOp reference,
                                             const Schedule &schedule);
+
+/// A schedule as JSON (what the experience library stores and reuses):
+/// {"fuse": bool, "collapse": bool, "splits": [int], "ops": [{"block":
+/// [int], "threads": [int], "vector": int, "step": int}]}.
+llvm::json::Value toJSON(const Schedule &schedule);
+bool fromJSON(const llvm::json::Value &value, Schedule &schedule,
+              llvm::json::Path path);
 
 /// Parses a transform script and checks it has an entry point.
 mlir::OwningOpRef<mlir::ModuleOp> parseSchedule(llvm::StringRef text,
