@@ -22,6 +22,9 @@ config.substitutions.append(("%examples", os.path.join(config.kf_src_root, "exam
 
 llvm_config.use_default_substitutions()
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+# kf-evolve runs without --db never touch the user's experience library.
+config.environment["KF_EXPERIENCE_DB"] = os.path.join(
+    config.test_exec_root, "experience-library-of-the-tests.sqlite")
 
 tool_dirs = [config.kf_tools_dir, config.llvm_tools_dir]
 tools = ["kf-opt", "kf-evolve"]

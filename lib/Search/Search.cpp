@@ -7,6 +7,7 @@
 #include "llvm/Support/InterleavedRange.h"
 
 #include <algorithm>
+#include <chrono>
 
 using namespace kf;
 
@@ -20,6 +21,54 @@ llvm::StringRef kf::stringifyExpertFocus(ExpertFocus focus) {
     return "parallelism";
   case ExpertFocus::Structure:
     return "structure";
+  }
+  llvm_unreachable("unknown focus");
+}
+
+llvm::StringRef kf::stringifyMutationAction(MutationAction action) {
+  switch (action) {
+  case MutationAction::VectorWidth:
+    return "vector-width";
+  case MutationAction::ReductionStep:
+    return "reduction-step";
+  case MutationAction::Threads:
+    return "threads";
+  case MutationAction::SplitReduction:
+    return "split-reduction";
+  case MutationAction::FuseElementwise:
+    return "fuse-elementwise";
+  case MutationAction::CollapseReductions:
+    return "collapse-reductions";
+  }
+  llvm_unreachable("unknown action");
+}
+
+std::optional<MutationAction> kf::parseMutationAction(llvm::StringRef name) {
+  for (MutationAction action :
+       {MutationAction::VectorWidth, MutationAction::ReductionStep,
+        MutationAction::Threads, MutationAction::SplitReduction,
+        MutationAction::FuseElementwise, MutationAction::CollapseReductions})
+    if (stringifyMutationAction(action) == name)
+      return action;
+  return std::nullopt;
+}
+
+llvm::ArrayRef<MutationAction> kf::actionsOf(ExpertFocus focus) {
+  using A = MutationAction;
+  static const A memory[] = {A::VectorWidth, A::FuseElementwise};
+  static const A compute[] = {A::ReductionStep, A::SplitReduction};
+  static const A parallelism[] = {A::Threads, A::SplitReduction};
+  static const A structure[] = {A::FuseElementwise, A::CollapseReductions,
+                                A::SplitReduction};
+  switch (focus) {
+  case ExpertFocus::Memory:
+    return memory;
+  case ExpertFocus::Compute:
+    return compute;
+  case ExpertFocus::Parallelism:
+    return parallelism;
+  case ExpertFocus::Structure:
+    return structure;
   }
   llvm_unreachable("unknown focus");
 }
@@ -75,15 +124,16 @@ int64_t totalThreads(const OpSchedule &op) {
   return total;
 }
 
-/// One mutation of one op; returns a description, or "" when none applies.
+/// One parameter mutation of one op; returns a description, or "" when
+/// none applies.
 std::string mutateOp(OpSchedule &op, const OpShape &shape, unsigned index,
-                     ExpertFocus focus, std::mt19937_64 &rng) {
+                     MutationAction action, std::mt19937_64 &rng) {
   unsigned n = shape.parallelSizes.size();
   if (n == 0)
     return "";
   unsigned inner = n - 1;
-  switch (focus) {
-  case ExpertFocus::Memory: {
+  switch (action) {
+  case MutationAction::VectorWidth: {
     // Vector width of the innermost loop (elementwise and reductions alike:
     // each thread then owns that many consecutive outputs).
     llvm::SmallVector<int64_t> widths;
@@ -97,7 +147,7 @@ std::string mutateOp(OpSchedule &op, const OpShape &shape, unsigned index,
     return llvm::formatv("op{0}: vector width {1}", index, op.vectorWidth)
         .str();
   }
-  case ExpertFocus::Compute: {
+  case MutationAction::ReductionStep: {
     if (shape.innerReductionSize <= 1)
       return "";
     llvm::SmallVector<int64_t> steps;
@@ -113,7 +163,7 @@ std::string mutateOp(OpSchedule &op, const OpShape &shape, unsigned index,
     return llvm::formatv("op{0}: reduction step {1}", index, op.reductionStep)
         .str();
   }
-  case ExpertFocus::Parallelism: {
+  case MutationAction::Threads: {
     // Threads along one mapped loop; block tiles follow.
     llvm::SmallVector<unsigned> mapped;
     for (unsigned p = 0; p < n; ++p)
@@ -138,54 +188,252 @@ std::string mutateOp(OpSchedule &op, const OpShape &shape, unsigned index,
                          p)
         .str();
   }
-  case ExpertFocus::Structure:
-    break;
+  default:
+    return "";
   }
-  return "";
+}
+
+/// Gives the ops of a restructured genome the parent's mapping where a
+/// parent op has the same shape (each used once, in order), the default
+/// mapping elsewhere.
+void remapOps(Schedule &genome, const Schedule &parent,
+              const Restructured &before, const Restructured &after) {
+  llvm::SmallVector<bool> used(parent.ops.size(), false);
+  genome.ops.clear();
+  for (auto [shape, fallback] : llvm::zip_equal(after.shapes, after.defaults)) {
+    std::optional<unsigned> match;
+    for (unsigned j = 0; j < parent.ops.size() && j < before.shapes.size(); ++j)
+      if (!used[j] && before.shapes[j] == shape) {
+        match = j;
+        break;
+      }
+    if (match)
+      used[*match] = true;
+    genome.ops.push_back(match ? parent.ops[*match] : fallback);
+  }
+}
+
+/// The split factors worth trying for a reduction of `size` elements:
+/// powers of two from 16 that divide it and leave at least 8 elements per
+/// partial sum.
+llvm::SmallVector<int64_t> splitFactorsFor(int64_t size) {
+  llvm::SmallVector<int64_t> factors;
+  for (int64_t f = 16; f <= 8192 && f * 8 <= size; f *= 2)
+    if (size % f == 0)
+      factors.push_back(f);
+  return factors;
+}
+
+/// A structure mutation; returns a description, or "" when none applies.
+std::string mutateStructure(Schedule &genome, const Restructured &structure,
+                            MutationAction action, std::mt19937_64 &rng) {
+  switch (action) {
+  case MutationAction::FuseElementwise:
+    genome.fuseElementwise = !genome.fuseElementwise;
+    genome.splitFactors.clear(); // the ops they index change
+    return genome.fuseElementwise ? "fuse elementwise producers"
+                                  : "unfuse elementwise producers";
+  case MutationAction::CollapseReductions:
+    genome.collapseReductions = !genome.collapseReductions;
+    genome.splitFactors.clear();
+    return genome.collapseReductions ? "collapse reduction loops"
+                                     : "keep reduction loops apart";
+  case MutationAction::SplitReduction: {
+    genome.splitFactors.resize(structure.splittable.size(), 0);
+    llvm::SmallVector<unsigned> candidates;
+    for (auto [index, shape] : llvm::enumerate(structure.splittable))
+      if (shape.reductionLoops == 1 &&
+          !splitFactorsFor(shape.innerReductionSize).empty())
+        candidates.push_back(index);
+    if (candidates.empty())
+      return "";
+    unsigned index = pick<unsigned>(candidates, rng);
+    int64_t &factor = genome.splitFactors[index];
+    llvm::SmallVector<int64_t> factors;
+    for (int64_t f :
+         splitFactorsFor(structure.splittable[index].innerReductionSize))
+      if (f != factor)
+        factors.push_back(f);
+    if (factor > 0)
+      factors.push_back(0);
+    factor = pick<int64_t>(factors, rng);
+    if (llvm::all_of(genome.splitFactors, [](int64_t f) { return f == 0; }))
+      genome.splitFactors.clear();
+    return factor
+               ? llvm::formatv("split reduction op{0} {1} ways", index, factor)
+                     .str()
+               : llvm::formatv("unsplit reduction op{0}", index).str();
+  }
+  default:
+    return "";
+  }
+}
+
+bool isStructural(MutationAction action) {
+  return action == MutationAction::FuseElementwise ||
+         action == MutationAction::CollapseReductions ||
+         action == MutationAction::SplitReduction;
 }
 
 } // namespace
 
-Proposal kf::proposeMutation(const Schedule &parent,
-                             llvm::ArrayRef<OpShape> shapes, ExpertFocus focus,
-                             std::mt19937_64 &rng) {
-  Proposal proposal{parent, ""};
-  unsigned rounds = focus == ExpertFocus::Structure ? 2 : 1;
-  for (unsigned round = 0; round < rounds; ++round) {
-    ExpertFocus applied =
-        focus == ExpertFocus::Structure
-            ? pick<ExpertFocus>({ExpertFocus::Memory, ExpertFocus::Compute,
-                                 ExpertFocus::Parallelism},
-                                rng)
-            : focus;
-    // Try the ops in a random order until one accepts the mutation.
-    llvm::SmallVector<unsigned> order;
-    for (unsigned i = 0; i < shapes.size(); ++i)
-      order.push_back(i);
-    std::shuffle(order.begin(), order.end(), rng);
-    for (unsigned i : order) {
-      std::string change =
-          mutateOp(proposal.genome.ops[i], shapes[i], i, applied, rng);
-      if (change.empty())
+std::optional<Proposal> kf::proposeMutation(const Schedule &parent,
+                                            const Restructured &structure,
+                                            MutationAction action,
+                                            std::mt19937_64 &rng,
+                                            const RestructureFn &restructure) {
+  Proposal proposal{parent, action, ""};
+  if (isStructural(action)) {
+    proposal.change = mutateStructure(proposal.genome, structure, action, rng);
+    if (proposal.change.empty())
+      return std::nullopt;
+    std::optional<Restructured> after = restructure(proposal.genome);
+    // A rewrite that does not apply, or changes nothing, is no proposal.
+    if (!after || after->shapes == structure.shapes)
+      return std::nullopt;
+    remapOps(proposal.genome, parent, structure, *after);
+    return proposal;
+  }
+  // Try the ops in a random order until one accepts the mutation.
+  llvm::SmallVector<unsigned> order;
+  for (unsigned i = 0; i < structure.shapes.size() && i < parent.ops.size();
+       ++i)
+    order.push_back(i);
+  std::shuffle(order.begin(), order.end(), rng);
+  for (unsigned i : order) {
+    proposal.change =
+        mutateOp(proposal.genome.ops[i], structure.shapes[i], i, action, rng);
+    if (!proposal.change.empty())
+      return proposal;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::pair<std::string, Schedule>>
+kf::expertSeeds(const Schedule &defaultSchedule,
+                const RestructureFn &restructure) {
+  std::vector<std::pair<std::string, Schedule>> seeds;
+  // Every op whose innermost loop allows it: 4-wide vectors, 64 threads.
+  auto vectorize = [](Schedule &genome, const Restructured &structure) {
+    bool changed = false;
+    for (auto [op, shape] : llvm::zip_equal(genome.ops, structure.shapes)) {
+      if (shape.parallelSizes.empty() || op.threads.back() == 0)
         continue;
-      proposal.change += (proposal.change.empty() ? "" : "; ") + change;
-      break;
+      // Reductions: accumulate 8 steps at a time in registers (a vector
+      // width would multiply each thread's tile by the whole reduction).
+      if (shape.innerReductionSize > 0) {
+        if (shape.innerReductionSize % 8 != 0 || op.reductionStep == 8)
+          continue;
+        op.reductionStep = 8;
+      } else {
+        if (shape.parallelSizes.back() % 4 != 0 || op.vectorWidth == 4)
+          continue;
+        op.vectorWidth = 4;
+      }
+      makeStatic(op, shape);
+      changed = true;
+    }
+    return changed;
+  };
+  std::optional<Restructured> plain = restructure(defaultSchedule);
+  if (!plain)
+    return seeds;
+  Schedule vectorized = defaultSchedule;
+  if (vectorize(vectorized, *plain))
+    seeds.push_back({"vectorized", vectorized});
+
+  Schedule split = defaultSchedule;
+  split.fuseElementwise = split.collapseReductions = true;
+  split.splitFactors.clear();
+  std::optional<Restructured> rewritten = restructure(split);
+  if (!rewritten)
+    return seeds;
+  bool anySplit = false;
+  for (const OpShape &shape : rewritten->splittable) {
+    int64_t factor = 0;
+    if (shape.reductionLoops == 1 && shape.innerReductionSize >= 8192)
+      for (int64_t f : splitFactorsFor(shape.innerReductionSize))
+        if (f <= 256)
+          factor = f;
+    split.splitFactors.push_back(factor);
+    anySplit |= factor > 0;
+  }
+  if (!anySplit)
+    return seeds;
+  std::optional<Restructured> after = restructure(split);
+  if (!after)
+    return seeds;
+  split.ops = after->defaults;
+  vectorize(split, *after);
+  seeds.push_back({"split-reductions", split});
+  return seeds;
+}
+
+std::optional<Schedule> kf::adaptGenome(const Schedule &genome,
+                                        const RestructureFn &restructure) {
+  Schedule adapted = genome;
+  adapted.splitFactors.clear();
+  std::optional<Restructured> base = restructure(adapted);
+  if (!base)
+    return std::nullopt;
+  if (!genome.splitFactors.empty()) {
+    if (genome.splitFactors.size() != base->splittable.size())
+      return std::nullopt;
+    for (auto [factor, shape] :
+         llvm::zip_equal(genome.splitFactors, base->splittable)) {
+      int64_t fitted = 0;
+      if (factor > 0 && shape.reductionLoops == 1)
+        for (int64_t f : splitFactorsFor(shape.innerReductionSize))
+          if (f <= factor)
+            fitted = f;
+      adapted.splitFactors.push_back(fitted);
     }
   }
-  return proposal;
+  std::optional<Restructured> after = restructure(adapted);
+  if (!after || after->shapes.size() != genome.ops.size())
+    return std::nullopt;
+  for (auto [op, shape] : llvm::zip_equal(adapted.ops, after->shapes)) {
+    unsigned n = shape.parallelSizes.size();
+    if (op.threads.size() != n || op.blockTile.size() != n || n == 0)
+      return std::nullopt;
+    for (unsigned p = 0; p < n; ++p) {
+      op.threads[p] = std::min(op.threads[p], shape.parallelSizes[p]);
+      op.blockTile[p] = std::min(op.blockTile[p], shape.parallelSizes[p]);
+    }
+    if (shape.parallelSizes[n - 1] % op.vectorWidth != 0)
+      op.vectorWidth = 1;
+    if (op.reductionStep > 0 &&
+        (shape.innerReductionSize == 0 ||
+         shape.innerReductionSize % op.reductionStep != 0))
+      op.reductionStep = 0;
+    if (op.vectorWidth > 1 || op.reductionStep > 0)
+      makeStatic(op, shape);
+  }
+  return adapted;
 }
 
 std::string kf::describeGenome(const Schedule &genome) {
   std::string text;
+  auto append = [&](llvm::StringRef part) {
+    text += (text.empty() ? "" : "; ") + part.str();
+  };
+  if (genome.fuseElementwise)
+    append("fuse");
+  if (genome.collapseReductions)
+    append("collapse");
+  for (auto [index, factor] : llvm::enumerate(genome.splitFactors))
+    if (factor > 0)
+      append(llvm::formatv("split op{0} {1} ways", index, factor).str());
   for (auto [index, op] : llvm::enumerate(genome.ops)) {
-    text += llvm::formatv("{0}op{1}: block {2} threads {3}", index ? "; " : "",
-                          index, llvm::interleaved_array(op.blockTile),
-                          llvm::interleaved_array(op.threads))
-                .str();
+    std::string part = llvm::formatv("op{0}: block {1} threads {2}", index,
+                                     llvm::interleaved_array(op.blockTile),
+                                     llvm::interleaved_array(op.threads))
+                           .str();
     if (op.vectorWidth > 1)
-      text += llvm::formatv(" vector {0}", op.vectorWidth).str();
+      part += llvm::formatv(" vector {0}", op.vectorWidth).str();
     if (op.reductionStep > 0)
-      text += llvm::formatv(" step {0}", op.reductionStep).str();
+      part += llvm::formatv(" step {0}", op.reductionStep).str();
+    append(part);
   }
   return text;
 }
@@ -196,24 +444,53 @@ llvm::json::Value kf::toJSON(const SearchCandidate &candidate) {
                             {"expert", candidate.expert},
                             {"change", candidate.change},
                             {"genome", describeGenome(candidate.genome)},
+                            {"schedule", toJSON(candidate.genome)},
                             {"status", candidate.outcome.status},
-                            {"seconds", candidate.outcome.seconds}};
+                            {"seconds", candidate.outcome.seconds},
+                            {"triggers", candidate.outcome.triggers}};
   if (candidate.parent)
     object["parent"] = *candidate.parent;
+  if (candidate.action)
+    object["action"] = stringifyMutationAction(*candidate.action);
   return object;
 }
 
+namespace {
+/// The structure genes alone, as a key.
+std::string structureKey(const Schedule &genome) {
+  Schedule structure = genome;
+  structure.ops.clear();
+  std::string key;
+  llvm::raw_string_ostream os(key);
+  os << toJSON(structure);
+  return key;
+}
+} // namespace
+
 SearchResult kf::runSearch(const Schedule &defaultSchedule,
-                           llvm::ArrayRef<OpShape> shapes,
-                           const RenderFn &render, const EvaluateFn &evaluate,
-                           const SearchOptions &options,
-                           const ProgressFn &progress) {
+                           const SearchCallbacks &callbacks,
+                           const SearchOptions &options) {
   SearchResult result;
   std::mt19937_64 rng(options.seed);
   unsigned islands = std::max(1u, options.islands);
   // Each island: indices into result.candidates, best first.
   std::vector<std::vector<unsigned>> populations(islands);
   llvm::StringSet<> seen; // rendered scripts: deduplication
+  llvm::StringMap<std::optional<Restructured>> structures;
+  auto structureOf =
+      [&](const Schedule &genome) -> const std::optional<Restructured> & {
+    auto [it, inserted] = structures.try_emplace(structureKey(genome));
+    if (inserted)
+      it->second = callbacks.restructure(genome);
+    return it->second;
+  };
+  auto started = std::chrono::steady_clock::now();
+  auto outOfTime = [&] {
+    return options.budgetSeconds > 0 &&
+           std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         started)
+                   .count() >= options.budgetSeconds;
+  };
 
   auto better = [&](unsigned a, unsigned b) {
     const Outcome &x = result.candidates[a].outcome;
@@ -229,9 +506,9 @@ SearchResult kf::runSearch(const Schedule &defaultSchedule,
     if (population.size() > options.populationSize)
       population.resize(options.populationSize);
   };
-  auto record = [&](SearchCandidate candidate) {
+  auto record = [&](SearchCandidate candidate, Outcome outcome) {
     candidate.id = result.candidates.size();
-    candidate.outcome = evaluate(candidate.script);
+    candidate.outcome = std::move(outcome);
     result.candidates.push_back(std::move(candidate));
     unsigned index = result.candidates.size() - 1;
     const SearchCandidate &stored = result.candidates.back();
@@ -240,34 +517,67 @@ SearchResult kf::runSearch(const Schedule &defaultSchedule,
       if (!result.bestIndex || better(index, *result.bestIndex))
         result.bestIndex = index;
     }
-    if (progress)
-      progress(stored, result);
+    if (callbacks.progress)
+      callbacks.progress(stored, result);
+  };
+  // Evaluates a batch and records it in order.
+  auto evaluateAll = [&](std::vector<SearchCandidate> batch,
+                         const std::function<bool()> &afterEach) {
+    std::vector<std::string> scripts;
+    for (const SearchCandidate &candidate : batch)
+      scripts.push_back(candidate.script);
+    std::vector<Outcome> outcomes = callbacks.evaluate(scripts);
+    assert(outcomes.size() == batch.size() && "one outcome per script");
+    for (auto [candidate, outcome] : llvm::zip_equal(batch, outcomes)) {
+      record(std::move(candidate), std::move(outcome));
+      if (afterEach && !afterEach())
+        return false;
+    }
+    return true;
   };
 
   // The default schedule first: the baseline every island starts from.
-  std::optional<std::string> defaultScript = render(defaultSchedule);
-  if (!defaultScript)
+  std::optional<std::string> defaultScript = callbacks.render(defaultSchedule);
+  if (!defaultScript) {
+    result.stopReason = "exhausted";
     return result;
+  }
   seen.insert(*defaultScript);
   SearchCandidate first;
   first.expert = "default";
   first.genome = defaultSchedule;
   first.script = *defaultScript;
-  record(std::move(first));
+  evaluateAll({std::move(first)}, {});
   result.defaultIndex = 0;
+
+  // Seeds next (one batch), spread over the islands; each island also
+  // starts from the best so far.
+  std::vector<SearchCandidate> seedBatch;
+  for (auto [index, seed] : llvm::enumerate(options.seeds)) {
+    if (1 + seedBatch.size() >= options.budgetEvals)
+      break;
+    std::optional<std::string> script = callbacks.render(seed.second);
+    if (!script || !seen.insert(*script).second)
+      continue;
+    SearchCandidate candidate;
+    candidate.island = index % islands;
+    candidate.expert = "seed:" + seed.first;
+    candidate.genome = seed.second;
+    candidate.script = std::move(*script);
+    seedBatch.push_back(std::move(candidate));
+  }
+  if (!seedBatch.empty() && !outOfTime())
+    evaluateAll(std::move(seedBatch), {});
   if (result.bestIndex)
-    for (unsigned island = 1; island < islands; ++island)
+    for (unsigned island = 0; island < islands; ++island)
       admit(island, *result.bestIndex);
 
   double defaultSeconds = result.candidates[0].outcome.status == "correct"
                               ? result.candidates[0].outcome.seconds
                               : 0;
-  unsigned attempts = 0;
-  while (result.candidates.size() < options.budgetEvals &&
-         attempts < 20 * options.budgetEvals) {
-    // Islands take turns per attempt, so one whose neighbourhood is used up
-    // (only duplicates left) does not hold the others back.
-    unsigned island = attempts++ % islands;
+  // One island's proposal: a parent by tournament, an action weighted by
+  // the library, a mutation; std::nullopt when nothing new came of it.
+  auto propose = [&](unsigned island) -> std::optional<SearchCandidate> {
     auto focus = static_cast<ExpertFocus>(island % 4);
     // Parent: binary tournament in the island (exploitation), or a random
     // member one time in four (exploration); the default when empty.
@@ -281,35 +591,110 @@ SearchResult kf::runSearch(const Schedule &defaultSchedule,
     }
     const Schedule &base =
         parent ? result.candidates[*parent].genome : defaultSchedule;
-    Proposal proposal = proposeMutation(base, shapes, focus, rng);
-    if (proposal.change.empty())
-      continue;
-    std::optional<std::string> script = render(proposal.genome);
+    const std::optional<Restructured> &structure = structureOf(base);
+    if (!structure)
+      return std::nullopt;
+    // The expert's action: weighted by what worked for parents diagnosed
+    // like this one (uniform without a library).
+    llvm::ArrayRef<MutationAction> actions = actionsOf(focus);
+    llvm::ArrayRef<std::string> triggers =
+        result.candidates[parent ? *parent : 0].outcome.triggers;
+    llvm::SmallVector<double> weights;
+    for (MutationAction action : actions)
+      weights.push_back(callbacks.weight ? callbacks.weight(triggers, action)
+                                         : 1.0);
+    // Actions in weighted random order until one applies.
+    std::optional<Proposal> proposal;
+    for (unsigned tries = 0; tries < actions.size() && !proposal; ++tries) {
+      size_t chosen = std::discrete_distribution<size_t>(weights.begin(),
+                                                         weights.end())(rng);
+      weights[chosen] = 0;
+      proposal = proposeMutation(base, *structure, actions[chosen], rng,
+                                 callbacks.restructure);
+      if (llvm::all_of(weights, [](double w) { return w == 0; }))
+        break;
+    }
+    // The structure expert also tunes two parameters at once when no
+    // rewrite applies.
+    if (!proposal && focus == ExpertFocus::Structure) {
+      proposal =
+          proposeMutation(base, *structure,
+                          pick<MutationAction>({MutationAction::VectorWidth,
+                                                MutationAction::ReductionStep,
+                                                MutationAction::Threads},
+                                               rng),
+                          rng, callbacks.restructure);
+      if (proposal)
+        if (std::optional<Proposal> second = proposeMutation(
+                proposal->genome, *structure, MutationAction::Threads, rng,
+                callbacks.restructure)) {
+          second->change = proposal->change + "; " + second->change;
+          second->action = proposal->action;
+          proposal = std::move(second);
+        }
+    }
+    if (!proposal)
+      return std::nullopt;
+    std::optional<std::string> script = callbacks.render(proposal->genome);
     if (!script)
-      continue; // does not fit the reference: not an evaluation
+      return std::nullopt; // does not fit the reference: not an evaluation
     if (!seen.insert(*script).second) {
       ++result.duplicatesSkipped;
-      continue;
+      return std::nullopt;
     }
     SearchCandidate candidate;
     candidate.island = island;
     candidate.parent = parent;
     candidate.expert = stringifyExpertFocus(focus).str();
-    candidate.change = proposal.change;
-    candidate.genome = std::move(proposal.genome);
+    candidate.action = proposal->action;
+    candidate.change = proposal->change;
+    candidate.genome = std::move(proposal->genome);
     candidate.script = std::move(*script);
-    record(std::move(candidate));
+    return candidate;
+  };
 
-    // Ring migration: every island's best goes to the next island.
-    if (options.migrationInterval &&
-        result.candidates.size() % options.migrationInterval == 0)
-      for (unsigned from = 0; from < islands; ++from)
-        if (!populations[from].empty())
-          admit((from + 1) % islands, populations[from].front());
-
-    if (options.targetSpeedup > 0 && defaultSeconds > 0 && result.bestIndex &&
-        defaultSeconds / result.candidates[*result.bestIndex].outcome.seconds >=
-            options.targetSpeedup)
+  unsigned attempts = 0;
+  result.stopReason = "budget";
+  while (result.candidates.size() < options.budgetEvals) {
+    if (attempts >= 20 * options.budgetEvals) {
+      result.stopReason = "exhausted";
+      break;
+    }
+    if (outOfTime()) {
+      result.stopReason = "time";
+      break;
+    }
+    // One round: every island proposes from the populations as they stand
+    // (so the round's members can be compiled in parallel); islands whose
+    // neighbourhood is used up (only duplicates left) do not hold the
+    // others back.
+    std::vector<SearchCandidate> batch;
+    for (unsigned turn = 0; turn < islands; ++turn) {
+      if (result.candidates.size() + batch.size() >= options.budgetEvals)
+        break;
+      unsigned island = attempts++ % islands;
+      if (std::optional<SearchCandidate> candidate = propose(island))
+        batch.push_back(std::move(*candidate));
+    }
+    if (batch.empty())
+      continue;
+    bool stop = !evaluateAll(std::move(batch), [&] {
+      // Ring migration: every island's best goes to the next island.
+      if (options.migrationInterval &&
+          result.candidates.size() % options.migrationInterval == 0)
+        for (unsigned from = 0; from < islands; ++from)
+          if (!populations[from].empty())
+            admit((from + 1) % islands, populations[from].front());
+      if (options.targetSpeedup > 0 && defaultSeconds > 0 && result.bestIndex &&
+          defaultSeconds /
+                  result.candidates[*result.bestIndex].outcome.seconds >=
+              options.targetSpeedup) {
+        result.stopReason = "target";
+        return false;
+      }
+      return true;
+    });
+    if (stop)
       break;
   }
   return result;

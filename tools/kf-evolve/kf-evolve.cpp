@@ -17,6 +17,9 @@
 #include "kf/Runtime/Evaluator.h"
 #include "kf/Runtime/ProblemSpec.h"
 #include "kf/Runtime/Worker.h"
+#include "kf/Search/CompilePool.h"
+#include "kf/Search/ExperienceLibrary.h"
+#include "kf/Search/Report.h"
 #include "kf/Search/Search.h"
 #include "kf/Transforms/Schedules.h"
 #include "kf/Version.h"
@@ -32,10 +35,14 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
+
+#include <iostream>
 
 using namespace llvm;
 using namespace mlir;
@@ -56,13 +63,23 @@ static cl::SubCommand searchCommand(
               "experts, evaluated on the GPU (or, without one, ranked by the "
               "static cost model)");
 
+static cl::SubCommand compileWorkerCommand(
+    "compile-worker",
+    "Internal: the isolated compile process of the search (one JSON request "
+    "per line on stdin, one reply per line on stdout)");
+static cl::SubCommand
+    libraryCommand("library",
+                   "Print the experience library as JSON (curated rules with "
+                   "their statistics, best schedules) after checking its "
+                   "integrity");
+
 static cl::OptionCategory category("kf-evolve options");
 
 static cl::opt<std::string>
     problemPath(cl::Positional, cl::desc("<problem.mlir>"),
                 cl::sub(compileCommand), cl::sub(evalCommand),
                 cl::sub(searchCommand), cl::sub(checkReferenceCommand),
-                cl::cat(category));
+                cl::sub(compileWorkerCommand), cl::cat(category));
 static cl::list<std::string> schedulePaths(
     "schedule",
     cl::desc("A candidate given as a transform script (default: kf's default "
@@ -81,17 +98,17 @@ static cl::opt<std::string>
                          "file holds several"),
                 cl::sub(compileCommand), cl::sub(evalCommand),
                 cl::sub(searchCommand), cl::sub(checkReferenceCommand),
-                cl::cat(category));
-static cl::opt<std::string> chip("chip", cl::desc("Target GPU"),
-                                 cl::init("sm_90"), cl::sub(compileCommand),
-                                 cl::sub(evalCommand), cl::sub(searchCommand),
-                                 cl::sub(workerCommand),
-                                 cl::sub(checkReferenceCommand),
-                                 cl::cat(category));
+                cl::sub(compileWorkerCommand), cl::cat(category));
+static cl::opt<std::string>
+    chip("chip", cl::desc("Target GPU"), cl::init("sm_90"),
+         cl::sub(compileCommand), cl::sub(evalCommand), cl::sub(searchCommand),
+         cl::sub(workerCommand), cl::sub(checkReferenceCommand),
+         cl::sub(compileWorkerCommand), cl::cat(category));
 static cl::opt<std::string>
     binaryFormat("format", cl::desc("isa (PTX) or bin (cubin, needs ptxas)"),
                  cl::init("isa"), cl::sub(compileCommand), cl::sub(evalCommand),
-                 cl::sub(searchCommand), cl::cat(category));
+                 cl::sub(searchCommand), cl::sub(compileWorkerCommand),
+                 cl::cat(category));
 static cl::opt<std::string>
     outputPath("o", cl::desc("Output file"), cl::value_desc("file"),
                cl::init("-"), cl::sub(compileCommand), cl::sub(evalCommand),
@@ -201,6 +218,38 @@ static cl::opt<std::string>
     outputDir("output",
               cl::desc("Directory for the best kernel and result.json"),
               cl::init("kf-out"), cl::sub(searchCommand), cl::cat(category));
+static cl::opt<double> budgetTime(
+    "budget-time",
+    cl::desc("Stop the search after this many seconds (0: no limit); a run "
+             "cut by time is not reproducible evaluation for evaluation"),
+    cl::init(0), cl::sub(searchCommand), cl::cat(category));
+static cl::opt<std::string> libraryPath(
+    "db",
+    cl::desc("The experience library (SQLite), shared across runs; default: "
+             "$KF_EXPERIENCE_DB, else $XDG_CACHE_HOME/kf/experience.sqlite, "
+             "else ~/.cache/kf/experience.sqlite"),
+    cl::value_desc("path"), cl::sub(searchCommand), cl::sub(libraryCommand),
+    cl::cat(category));
+static cl::opt<bool> noLibrary(
+    "no-library",
+    cl::desc("Neither read nor update the experience library (the curated "
+             "rules' priors still weight the experts)"),
+    cl::init(false), cl::sub(searchCommand), cl::cat(category));
+static cl::opt<unsigned> compileJobs(
+    "compile-jobs",
+    cl::desc("Candidates compiled at once, each in its own worker process "
+             "(default: the CPU's hardware threads)"),
+    cl::init(0), cl::sub(searchCommand), cl::cat(category));
+static cl::opt<double> compileTimeout(
+    "compile-timeout",
+    cl::desc("Seconds one candidate may take to compile; a candidate over "
+             "the limit is recorded as compile-timeout"),
+    cl::init(30), cl::sub(searchCommand), cl::cat(category));
+static cl::opt<bool>
+    emitLowered("emit-lowered",
+                cl::desc("Internal: include the lowered module in each reply"),
+                cl::init(false), cl::sub(compileWorkerCommand),
+                cl::cat(category));
 static cl::opt<std::string>
     ceilingsPath("ceilings",
                  cl::desc("Measured ceilings (JSON); default: H200"),
@@ -594,8 +643,123 @@ int runWorkerCommand(MLIRContext &context) {
   });
 }
 
+/// kf-evolve compile-worker: compiles one schedule per request line for the
+/// search (kf::CompilePool), so that a compiler crash or a compile that
+/// never ends costs a worker, not the search.
+int runCompileWorkerCommand(MLIRContext &context) {
+  SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  std::optional<LoadedProblem> loaded = loadProblem(context, sourceMgr);
+  if (!loaded)
+    return 1;
+  std::string firstError;
+  ScopedDiagnosticHandler collect(&context, [&](Diagnostic &diagnostic) {
+    if (diagnostic.getSeverity() == DiagnosticSeverity::Error &&
+        firstError.empty())
+      firstError = diagnostic.str();
+    return success();
+  });
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    kf::CompileReply reply;
+    Expected<json::Value> request = json::parse(line);
+    const json::Object *object = request ? request->getAsObject() : nullptr;
+    std::optional<StringRef> script =
+        object ? object->getString("script") : std::nullopt;
+    if (!request)
+      consumeError(request.takeError());
+    if (!script) {
+      reply.status = "compile-error:request";
+      reply.error = "a request is a JSON object with a \"script\" string";
+    } else {
+      firstError.clear();
+      kf::CompileStage stage;
+      SmallVector<kf::CheatFinding> rejections;
+      FailureOr<kf::CompiledCandidate> compiled =
+          kf::compileCandidate(*loaded->module, problemName, *script,
+                               compileOptions(), &stage, &rejections);
+      if (failed(compiled)) {
+        reply.status =
+            rejections.empty()
+                ? ("compile-error:" + kf::stringifyCompileStage(stage)).str()
+                : "rejected";
+        reply.error = firstError;
+      } else {
+        reply.status = "compiled";
+        reply.predictedSeconds = compiled->predictedSeconds;
+        reply.triggers = kf::diagnosisTriggers(*compiled);
+        if (emitLowered)
+          reply.lowered = printModule(*compiled->lowered);
+      }
+    }
+    outs() << reply.toJSON() << "\n";
+    outs().flush();
+  }
+  return 0;
+}
+
+/// A candidate's diagnosis as the report shows it.
+kf::DiagnosisSummary summarizeDiagnosis(const kf::CompiledCandidate &compiled) {
+  kf::DiagnosisSummary summary;
+  summary.bottleneck = compiled.predictedBottleneck;
+  summary.kernels = compiled.diagnosis.size();
+  for (const json::Value &kernel : compiled.diagnosis)
+    if (const json::Object *object = kernel.getAsObject())
+      if (const json::Array *findings = object->getArray("findings"))
+        for (const json::Value &finding : *findings)
+          summary.findings.push_back(finding);
+  return summary;
+}
+
+/// The library's state a run starts from, kept in its output directory so
+/// that a resumed run weighs and seeds exactly as the original did.
+struct LibrarySnapshot {
+  kf::ActionWeights weights;
+  std::vector<std::pair<std::string, kf::Schedule>> seeds;
+  std::vector<std::string> notes;
+
+  json::Value toJSON() const {
+    json::Array seedsJSON;
+    for (const auto &[name, genome] : seeds)
+      seedsJSON.push_back(
+          json::Object{{"name", name}, {"schedule", kf::toJSON(genome)}});
+    return json::Object{{"weights", weights.toJSON()},
+                        {"seeds", std::move(seedsJSON)},
+                        {"notes", json::Array(notes)}};
+  }
+  static std::optional<LibrarySnapshot> fromJSON(const json::Value &value) {
+    const json::Object *object = value.getAsObject();
+    const json::Value *weights = object ? object->get("weights") : nullptr;
+    const json::Array *seeds = object ? object->getArray("seeds") : nullptr;
+    const json::Array *notes = object ? object->getArray("notes") : nullptr;
+    if (!weights || !seeds || !notes)
+      return std::nullopt;
+    LibrarySnapshot snapshot;
+    std::optional<kf::ActionWeights> parsed =
+        kf::ActionWeights::fromJSON(*weights);
+    if (!parsed)
+      return std::nullopt;
+    snapshot.weights = std::move(*parsed);
+    for (const json::Value &seed : *seeds) {
+      const json::Object *seedObject = seed.getAsObject();
+      const json::Value *schedule =
+          seedObject ? seedObject->get("schedule") : nullptr;
+      kf::Schedule genome;
+      json::Path::Root root;
+      if (!schedule || !kf::fromJSON(*schedule, genome, root))
+        return std::nullopt;
+      snapshot.seeds.push_back(
+          {seedObject->getString("name").value_or("").str(), genome});
+    }
+    for (const json::Value &note : *notes)
+      snapshot.notes.push_back(note.getAsString().value_or("").str());
+    return snapshot;
+  }
+};
+
 /// kf-evolve search: the evolutionary loop (lib/Search) with a GPU or
-/// cost-model evaluator; writes the best schedule, its PTX and result.json.
+/// cost-model evaluator, weighted and seeded by the experience library;
+/// writes the best schedule, its PTX, result.json and the report.
 int runSearchCommand(MLIRContext &context, const char *argv0) {
   SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
@@ -603,10 +767,18 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   if (!loaded)
     return 1;
   func::FuncOp reference = loaded->problem.getReferenceFunc();
-  FailureOr<SmallVector<kf::OpShape>> shapes = kf::describeOps(reference);
   FailureOr<kf::Schedule> defaultSchedule = kf::buildDefaultSchedule(reference);
-  if (failed(shapes) || failed(defaultSchedule))
+  if (failed(defaultSchedule))
     return 1;
+  FailureOr<SmallVector<kf::OpShape>> shapes = kf::describeOps(reference);
+  if (failed(shapes))
+    return 1;
+  kf::ProblemFeatures features;
+  features.problem = loaded->problem.getSymName().str();
+  features.ops = *shapes;
+  if (reference.getNumArguments())
+    if (auto shaped = dyn_cast<ShapedType>(reference.getArgument(0).getType()))
+      llvm::raw_string_ostream(features.elementType) << shaped.getElementType();
 
   // Candidates' own diagnostics (a tile that does not divide, a schedule
   // the transform rejects) are outcomes of the search, not errors of the
@@ -622,13 +794,22 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
     return body();
   };
 
-  kf::RenderFn render =
+  kf::SearchCallbacks callbacks;
+  callbacks.render =
       [&](const kf::Schedule &genome) -> std::optional<std::string> {
     FailureOr<std::string> text =
         quiet([&] { return kf::renderSchedule(reference, genome); });
     if (failed(text))
       return std::nullopt;
     return *text;
+  };
+  callbacks.restructure =
+      [&](const kf::Schedule &genome) -> std::optional<kf::Restructured> {
+    FailureOr<kf::Restructured> restructured =
+        quiet([&] { return kf::restructure(reference, genome); });
+    if (failed(restructured))
+      return std::nullopt;
+    return std::move(*restructured);
   };
 
   // The GPU: the reference and a worker, as in eval.
@@ -648,20 +829,38 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
     worker.emplace(makeWorker(argv0));
   }
 
-  // Records: one JSON line per evaluated candidate, flushed as it completes
-  // (a line cut by a kill is ignored on resume). Resuming replays them.
   if (std::error_code error = sys::fs::create_directories(outputDir))
     return fail("cannot create " + outputDir + ": " + error.message());
-  SmallString<256> recordsPath(outputDir);
-  sys::path::append(recordsPath, "candidates.jsonl");
+  auto outputPath = [&](StringRef name) {
+    SmallString<256> path(outputDir);
+    sys::path::append(path, name);
+    return std::string(path);
+  };
+  auto write = [&](StringRef name, StringRef text) -> bool {
+    std::string error;
+    auto file = openOutputFile(outputPath(name), &error);
+    if (!file) {
+      fail(error);
+      return false;
+    }
+    file->os() << text;
+    file->keep();
+    return true;
+  };
+
+  // Records: one JSON line per evaluated candidate, flushed as it completes
+  // (a line cut by a kill is ignored on resume). Resuming replays them.
+  std::string recordsPath = outputPath("candidates.jsonl");
   StringMap<kf::Outcome> recorded;
   std::string recordedEvaluator;
   // A kill may have cut the last line: the next record starts a new one.
   bool cutLine = false;
+  std::string runId;
+  std::optional<LibrarySnapshot> snapshot;
   if (resumeSearch) {
     auto file = MemoryBuffer::getFile(recordsPath);
     if (!file)
-      return fail("--resume: cannot read " + recordsPath.str().str() + ": " +
+      return fail("--resume: cannot read " + recordsPath + ": " +
                   file.getError().message());
     cutLine =
         !(*file)->getBuffer().empty() && !(*file)->getBuffer().ends_with("\n");
@@ -683,7 +882,11 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
         ++unreadable;
         continue;
       }
-      recorded[*script] = {status->str(), *seconds};
+      kf::Outcome outcome{status->str(), *seconds, {}};
+      if (const json::Array *triggers = object->getArray("triggers"))
+        for (const json::Value &trigger : *triggers)
+          outcome.triggers.push_back(trigger.getAsString().value_or("").str());
+      recorded[*script] = std::move(outcome);
       if (std::optional<StringRef> evaluator = object->getString("evaluator"))
         recordedEvaluator = evaluator->str();
     }
@@ -692,47 +895,110 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
     if (unreadable)
       errs() << " (" << unreadable << " unreadable line(s) ignored)";
     errs() << "\n";
+    if (auto id = MemoryBuffer::getFile(outputPath("run-id")))
+      runId = (*id)->getBuffer().trim().str();
+    if (auto text =
+            MemoryBuffer::getFile(outputPath("library-snapshot.json"))) {
+      Expected<json::Value> value = json::parse((*text)->getBuffer());
+      if (!value)
+        return fail("--resume: library-snapshot.json: " +
+                    toString(value.takeError()));
+      snapshot = LibrarySnapshot::fromJSON(*value);
+      if (!snapshot)
+        return fail("--resume: library-snapshot.json is not a library "
+                    "snapshot kf wrote");
+    }
   }
+  if (runId.empty()) {
+    runId = formatv("{0}-{1}-{2}", features.problem,
+                    std::chrono::system_clock::now().time_since_epoch().count(),
+                    sys::Process::getProcessId())
+                .str();
+    if (!write("run-id", runId + "\n"))
+      return 1;
+  }
+
+  // The experience library: in memory (curated rules only) with
+  // --no-library.
+  std::string dbPath =
+      noLibrary ? ":memory:"
+                : (libraryPath.empty() ? kf::ExperienceLibrary::defaultPath()
+                                       : libraryPath.getValue());
+  Expected<std::unique_ptr<kf::ExperienceLibrary>> library =
+      kf::ExperienceLibrary::open(dbPath);
+  if (!library)
+    return fail(toString(library.takeError()));
+  if (!snapshot) {
+    snapshot.emplace();
+    Expected<std::vector<kf::ActionStats>> stats = (*library)->actionStats();
+    if (!stats)
+      return fail(toString(stats.takeError()));
+    snapshot->weights = kf::ActionWeights(*stats);
+    Expected<std::vector<kf::Experience>> similar =
+        (*library)->retrieve(features, 3);
+    if (!similar)
+      return fail(toString(similar.takeError()));
+    for (const kf::Experience &experience : *similar) {
+      std::optional<kf::Schedule> adapted =
+          kf::adaptGenome(experience.schedule, callbacks.restructure);
+      if (!adapted)
+        continue;
+      std::string name = "library:" + experience.features.problem;
+      snapshot->seeds.push_back({name, *adapted});
+      snapshot->notes.push_back(
+          formatv("{0}: the best schedule of {1} ({2}, {3:F2}x over its "
+                  "default; similarity {4:F2})",
+                  name, experience.features.problem, experience.evaluator,
+                  experience.speedup, experience.similarity)
+              .str());
+    }
+    std::string text;
+    raw_string_ostream(text) << formatv("{0:2}", snapshot->toJSON()) << "\n";
+    if (!write("library-snapshot.json", text))
+      return 1;
+  }
+  std::vector<std::pair<std::string, kf::Schedule>> seeds = snapshot->seeds;
+  for (auto &seed : kf::expertSeeds(*defaultSchedule, callbacks.restructure))
+    seeds.push_back({"expert:" + seed.first, std::move(seed.second)});
+  callbacks.weight = [&](ArrayRef<std::string> triggers,
+                         kf::MutationAction action) {
+    return snapshot->weights.weight(triggers,
+                                    kf::stringifyMutationAction(action));
+  };
+
   std::error_code recordError;
   raw_fd_ostream records(recordsPath, recordError,
                          resumeSearch ? sys::fs::OF_Append : sys::fs::OF_None);
   if (recordError)
-    return fail("cannot write " + recordsPath.str().str() + ": " +
-                recordError.message());
+    return fail("cannot write " + recordsPath + ": " + recordError.message());
   if (cutLine)
     records << "\n";
 
   std::string evaluatorName = recordedEvaluator;
-  std::function<kf::Outcome(const std::string &)> measure;
-  kf::EvaluateFn evaluate = [&](const std::string &script) -> kf::Outcome {
-    if (auto it = recorded.find(script); it != recorded.end())
-      return it->second;
-    kf::Outcome outcome = measure(script);
-    records << json::Value(json::Object{{"script", script},
-                                        {"status", outcome.status},
-                                        {"seconds", outcome.seconds},
-                                        {"evaluator", evaluatorName}})
-            << "\n";
-    records.flush();
-    return outcome;
-  };
-  measure = [&](const std::string &script) -> kf::Outcome {
-    lastError.clear();
-    kf::CompileStage stage;
-    SmallVector<kf::CheatFinding> rejections;
-    FailureOr<kf::CompiledCandidate> compiled = quiet([&] {
-      return kf::compileCandidate(*loaded->module, problemName,
-                                  StringRef(script), compileOptions(), &stage,
-                                  &rejections);
-    });
-    if (failed(compiled))
-      return {rejections.empty()
-                  ? ("compile-error:" + kf::stringifyCompileStage(stage)).str()
-                  : "rejected",
-              0};
+  // Candidates compile in worker processes, several at once; the GPU
+  // measures each as soon as it is compiled.
+  std::string executable =
+      sys::fs::getMainExecutable(argv0, reinterpret_cast<void *>(&fail));
+  std::vector<std::string> workerCommand = {executable, "compile-worker",
+                                            problemPath, "--chip=" + chip,
+                                            "--format=" + binaryFormat};
+  if (!problemName.empty())
+    workerCommand.push_back("--problem-name=" + problemName);
+  if (useGpu)
+    workerCommand.push_back("--emit-lowered");
+  unsigned jobs =
+      compileJobs
+          ? compileJobs.getValue()
+          : std::max(1u, llvm::hardware_concurrency().compute_thread_count());
+  kf::CompilePool pool(
+      workerCommand, jobs,
+      std::chrono::milliseconds((int64_t)(compileTimeout * 1000)));
+  auto measure = [&](const kf::CompileReply &reply) -> kf::Outcome {
+    if (reply.status != "compiled")
+      return {reply.status, 0, {}};
     if (useGpu) {
       kf::EvalResult result = worker->evaluate(
-          spec, referenceText, printModule(*compiled->lowered), config,
+          spec, referenceText, reply.lowered, config,
           std::chrono::milliseconds((int64_t)(timeoutSeconds * 1000)));
       if (result.status == kf::EvalStatus::NoDevice &&
           evaluatorKind == EvaluatorKind::Auto) {
@@ -743,23 +1009,91 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
         useGpu = false;
       } else {
         if (result.status != kf::EvalStatus::Correct || !result.candidateTime)
-          return {kf::stringifyEvalStatus(result.status).str(), 0};
+          return {kf::stringifyEvalStatus(result.status).str(), 0,
+                  reply.triggers};
         evaluatorName = "gpu (" + result.deviceName + ")";
-        return {"correct", result.candidateTime->medianMs / 1e3};
+        return {"correct", result.candidateTime->medianMs / 1e3,
+                reply.triggers};
       }
     }
     evaluatorName = "cost-model (predictions)";
-    return {"correct", compiled->predictedSeconds};
+    return {"correct", reply.predictedSeconds, reply.triggers};
+  };
+  callbacks.evaluate = [&](ArrayRef<std::string> scripts) {
+    std::vector<kf::Outcome> outcomes(scripts.size());
+    std::vector<std::string> toCompile;
+    std::vector<size_t> positions;
+    for (auto [index, script] : llvm::enumerate(scripts)) {
+      if (auto it = recorded.find(script); it != recorded.end())
+        outcomes[index] = it->second;
+      else {
+        toCompile.push_back(script);
+        positions.push_back(index);
+      }
+    }
+    pool.compile(toCompile, [&](size_t index, kf::CompileReply reply) {
+      kf::Outcome outcome = measure(reply);
+      records << json::Value(json::Object{{"script", toCompile[index]},
+                                          {"status", outcome.status},
+                                          {"seconds", outcome.seconds},
+                                          {"triggers", outcome.triggers},
+                                          {"error", reply.error},
+                                          {"evaluator", evaluatorName}})
+              << "\n";
+      records.flush();
+      outcomes[positions[index]] = std::move(outcome);
+    });
+    return outcomes;
   };
 
   kf::SearchOptions options;
   options.seed = seed;
   options.islands = islandCount;
   options.budgetEvals = budgetEvals;
+  options.budgetSeconds = budgetTime;
   options.targetSpeedup = targetSpeedup;
+  options.seeds = seeds;
   auto started = std::chrono::steady_clock::now();
-  kf::ProgressFn progress = [&](const kf::SearchCandidate &candidate,
-                                const kf::SearchResult &result) {
+  // On a terminal one progress line is redrawn; elsewhere (logs, CI) each
+  // evaluation gets its own line.
+  bool live = sys::Process::StandardErrIsDisplayed();
+  bool libraryWorks = true;
+  std::optional<unsigned> recordedBest;
+  auto learn = [&](const kf::SearchCandidate &candidate,
+                   const kf::SearchResult &result) {
+    if (!libraryWorks)
+      return;
+    Error error = Error::success();
+    if (candidate.parent && candidate.action) {
+      const kf::Outcome &parent = result.candidates[*candidate.parent].outcome;
+      bool improved = candidate.outcome.status == "correct" &&
+                      parent.status == "correct" &&
+                      candidate.outcome.seconds < parent.seconds;
+      error = (*library)->recordTry(
+          runId, candidate.id, parent.triggers,
+          kf::stringifyMutationAction(*candidate.action), improved,
+          improved ? parent.seconds / candidate.outcome.seconds : 0);
+    }
+    if (!error && result.bestIndex && recordedBest != result.bestIndex) {
+      recordedBest = result.bestIndex;
+      const kf::SearchCandidate &best = result.candidates[*result.bestIndex];
+      const kf::Outcome &first = result.candidates[result.defaultIndex].outcome;
+      error = (*library)->recordBest(
+          features, evaluatorName, best.genome, best.outcome.seconds,
+          first.status == "correct" ? first.seconds / best.outcome.seconds : 0,
+          runId);
+    }
+    if (error) {
+      // The search goes on; what it learned is lost, and said so.
+      WithColor::warning(errs(), "kf-evolve")
+          << toString(std::move(error))
+          << "; the rest of this run does not update the library\n";
+      libraryWorks = false;
+    }
+  };
+  callbacks.progress = [&](const kf::SearchCandidate &candidate,
+                           const kf::SearchResult &result) {
+    learn(candidate, result);
     double elapsed = std::chrono::duration<double>(
                          std::chrono::steady_clock::now() - started)
                          .count();
@@ -773,21 +1107,41 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
                         first.outcome.seconds / b.seconds)
                     .str();
     }
+    std::string rate =
+        formatv("[{0}/{1}] {2:F1} evals/s", result.candidates.size(),
+                budgetEvals, result.candidates.size() / std::max(elapsed, 1e-3))
+            .str();
+    if (live) {
+      // Each island's best, on one redrawn line.
+      std::vector<double> islandBest(std::max(1u, islandCount.getValue()), 0);
+      for (const kf::SearchCandidate &c : result.candidates)
+        if (c.outcome.status == "correct") {
+          double &b = islandBest[c.island % islandBest.size()];
+          b = b == 0 ? c.outcome.seconds : std::min(b, c.outcome.seconds);
+        }
+      std::string islands;
+      for (auto [index, b] : llvm::enumerate(islandBest))
+        islands += b > 0 ? formatv(" {0}:{1:F3}", index, b * 1e3).str()
+                         : formatv(" {0}:-", index).str();
+      errs() << "\r\033[K" << rate << "  best " << best << "  islands (ms)"
+             << islands;
+      return;
+    }
     errs()
-        << formatv("[{0}/{1}] {2:F1} evals/s  island {3} {4}: {5} -> {6}",
-                   result.candidates.size(), budgetEvals,
-                   result.candidates.size() / std::max(elapsed, 1e-3),
-                   candidate.island, candidate.expert,
-                   candidate.change.empty() ? "default schedule"
-                                            : candidate.change,
+        << formatv("{0}  island {1} {2}: {3} -> {4}", rate, candidate.island,
+                   candidate.expert,
+                   !candidate.change.empty()       ? candidate.change
+                   : candidate.expert == "default" ? "default schedule"
+                                                   : "as seeded",
                    candidate.outcome.status)
         << (candidate.outcome.status == "correct"
                 ? formatv(" {0:F3} ms", candidate.outcome.seconds * 1e3).str()
                 : "")
         << "  (best " << best << ")\n";
   };
-  kf::SearchResult result = kf::runSearch(*defaultSchedule, *shapes, render,
-                                          evaluate, options, progress);
+  kf::SearchResult result = kf::runSearch(*defaultSchedule, callbacks, options);
+  if (live)
+    errs() << "\n";
   if (result.candidates.empty())
     return fail("the default schedule does not render: " + lastError);
   if (!result.bestIndex)
@@ -796,19 +1150,6 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
 
   const kf::SearchCandidate &best = result.candidates[*result.bestIndex];
   const kf::SearchCandidate &first = result.candidates[result.defaultIndex];
-  auto write = [&](StringRef name, StringRef text) -> bool {
-    SmallString<256> path(outputDir);
-    sys::path::append(path, name);
-    std::string error;
-    auto file = openOutputFile(path, &error);
-    if (!file) {
-      fail(error);
-      return false;
-    }
-    file->os() << text;
-    file->keep();
-    return true;
-  };
   FailureOr<kf::CompiledCandidate> bestCompiled = kf::compileCandidate(
       *loaded->module, problemName, StringRef(best.script), compileOptions());
   if (failed(bestCompiled))
@@ -821,11 +1162,14 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
       {"evaluator", evaluatorName},
       {"seed", (int64_t)seed},
       {"evaluations", (int64_t)result.candidates.size()},
+      {"stop_reason", result.stopReason},
       {"duplicates_skipped", result.duplicatesSkipped},
       {"best", json::Object{{"id", best.id},
                             {"genome", kf::describeGenome(best.genome)},
+                            {"schedule", kf::toJSON(best.genome)},
                             {"seconds", best.outcome.seconds},
                             {"schedule_file", "best.schedule.mlir"}}},
+      {"default_status", first.outcome.status},
       {"default_seconds", first.outcome.seconds},
       {"speedup_over_default",
        first.outcome.status == "correct"
@@ -835,9 +1179,27 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   std::string json;
   raw_string_ostream os(json);
   os << formatv("{0:2}", json::Value(std::move(summary))) << "\n";
+
+  // The report: the default schedule's diagnosis next to the winner's.
+  kf::ReportInput report;
+  report.problem = loaded->problem.getSymName().str();
+  report.evaluator = evaluatorName;
+  report.seed = seed;
+  report.islands = islandCount;
+  report.result = &result;
+  report.bestDiagnosis = summarizeDiagnosis(*bestCompiled);
+  FailureOr<kf::CompiledCandidate> defaultCompiled = quiet([&] {
+    return kf::compileCandidate(*loaded->module, problemName,
+                                StringRef(first.script), compileOptions());
+  });
+  if (succeeded(defaultCompiled))
+    report.defaultDiagnosis = summarizeDiagnosis(*defaultCompiled);
+  report.seedNotes = snapshot->notes;
   if (!write("best.schedule.mlir", best.script) ||
       !write("best.ptx", kf::collectKernelImages(*bestCompiled->lowered)) ||
-      !write("result.json", json))
+      !write("result.json", json) ||
+      !write("progress.svg", kf::renderProgressSVG(result, islandCount)) ||
+      !write("report.md", kf::renderReport(report)))
     return 1;
   outs() << formatv(
       "best: candidate {0} ({1}), {2:F3} ms{3}; {4} "
@@ -845,6 +1207,27 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
       best.id, kf::describeGenome(best.genome), best.outcome.seconds * 1e3,
       evaluatorName.rfind("cost-model", 0) == 0 ? " predicted" : "",
       result.candidates.size(), outputDir);
+  return 0;
+}
+
+/// kf-evolve library: the experience library as JSON, after an integrity
+/// check.
+int runLibraryCommand() {
+  std::string path = libraryPath.empty() ? kf::ExperienceLibrary::defaultPath()
+                                         : libraryPath.getValue();
+  Expected<std::unique_ptr<kf::ExperienceLibrary>> library =
+      kf::ExperienceLibrary::open(path);
+  if (!library)
+    return fail(toString(library.takeError()));
+  Expected<std::string> integrity = (*library)->integrityCheck();
+  if (!integrity)
+    return fail(toString(integrity.takeError()));
+  if (*integrity != "ok")
+    return fail("experience library " + path + " is damaged: " + *integrity);
+  Expected<json::Value> exported = (*library)->exportJSON();
+  if (!exported)
+    return fail(toString(exported.takeError()));
+  outs() << formatv("{0:2}", *exported) << "\n";
   return 0;
 }
 } // namespace
@@ -899,5 +1282,10 @@ int main(int argc, char **argv) {
                                : runCheckReference(context, argv[0]);
   if (workerCommand)
     return runWorkerCommand(context);
+  if (libraryCommand)
+    return runLibraryCommand();
+  if (compileWorkerCommand)
+    return problemPath.empty() ? fail("compile-worker needs a problem file")
+                               : runCompileWorkerCommand(context);
   return fail("give a subcommand: compile, eval (see --help)");
 }

@@ -12,7 +12,7 @@ namespace {
 
 /// One elementwise op on 256 x 4096 and one row reduction over 4096.
 llvm::SmallVector<OpShape> shapes() {
-  return {OpShape{{256, 4096}, 0}, OpShape{{256}, 4096}};
+  return {OpShape{{256, 4096}, 0}, OpShape{{256}, 4096, 1}};
 }
 
 Schedule defaultGenome() {
@@ -28,22 +28,47 @@ Schedule defaultGenome() {
 }
 
 /// A synthetic evaluator: faster with vector width 4 and reduction steps,
-/// and a "compile error" above 512 threads per block; deterministic.
+/// a little slower with a split (only the first op and the final reduction
+/// count), and a "compile error" above 512 threads per block;
+/// deterministic.
 Outcome syntheticTime(const Schedule &genome) {
-  double seconds = 10;
+  double seconds = genome.splitFactors.empty() ? 10 : 11;
   for (const OpSchedule &op : genome.ops) {
     int64_t threads = 1;
     for (int64_t t : op.threads)
       threads *= std::max<int64_t>(1, t);
     if (threads > 512)
-      return {"compile-error", 0};
-    seconds -= op.vectorWidth == 4 ? 3 : 0;
-    seconds -= op.reductionStep == 8 ? 4 : 0;
+      return {"compile-error", 0, {}};
   }
-  return {"correct", seconds};
+  for (const OpSchedule *op : {&genome.ops.front(), &genome.ops.back()}) {
+    seconds -= op->vectorWidth == 4 ? 3 : 0;
+    seconds -= op->reductionStep == 8 ? 4 : 0;
+  }
+  return {"correct", seconds, {}};
 }
 
-SearchResult search(uint64_t seed, unsigned budget) {
+/// Of the synthetic problem's structure genes only splitting the reduction
+/// applies: it becomes a fill, a partial reduction and a combine.
+std::optional<Restructured> restructure(const Schedule &genome) {
+  if (genome.fuseElementwise || genome.collapseReductions)
+    return std::nullopt;
+  Restructured result{shapes(), shapes(), defaultGenome().ops};
+  int64_t factor = genome.splitFactors.empty() ? 0 : genome.splitFactors[1];
+  if (factor == 0)
+    return result;
+  OpSchedule mapped;
+  mapped.blockTile = {4, 64};
+  mapped.threads = {4, 64};
+  result.shapes = {shapes()[0], OpShape{{256, factor}, 0},
+                   OpShape{{256, factor}, 4096 / factor, 1},
+                   OpShape{{256}, factor, 1}};
+  result.defaults = {defaultGenome().ops[0], mapped, mapped,
+                     defaultGenome().ops[1]};
+  return result;
+}
+
+SearchResult runSynthetic(uint64_t seed, unsigned budget,
+                          ActionWeightFn weight = {}) {
   // The genome travels as its description, standing in for a script.
   std::map<std::string, Schedule> byScript;
   RenderFn render = [&](const Schedule &genome) -> std::optional<std::string> {
@@ -51,17 +76,21 @@ SearchResult search(uint64_t seed, unsigned budget) {
     byScript[text] = genome;
     return text;
   };
-  EvaluateFn evaluate = [&](const std::string &script) {
-    return syntheticTime(byScript.at(script));
+  EvaluateFn evaluate = [&](llvm::ArrayRef<std::string> scripts) {
+    std::vector<Outcome> outcomes;
+    for (const std::string &script : scripts)
+      outcomes.push_back(syntheticTime(byScript.at(script)));
+    return outcomes;
   };
   SearchOptions options;
   options.seed = seed;
   options.budgetEvals = budget;
-  return runSearch(defaultGenome(), shapes(), render, evaluate, options);
+  return runSearch(defaultGenome(), {render, evaluate, restructure, weight, {}},
+                   options);
 }
 
 TEST(Search, FindsTheFastestGenomesWithinItsBudget) {
-  SearchResult result = search(7, 60);
+  SearchResult result = runSynthetic(7, 60);
   ASSERT_TRUE(result.bestIndex);
   EXPECT_EQ(result.candidates.size(), 60u);
   EXPECT_EQ(result.candidates[result.defaultIndex].expert, "default");
@@ -73,7 +102,8 @@ TEST(Search, FindsTheFastestGenomesWithinItsBudget) {
 }
 
 TEST(Search, IsReproducibleWithASeedAndVariesWithout) {
-  SearchResult a = search(11, 30), b = search(11, 30), c = search(12, 30);
+  SearchResult a = runSynthetic(11, 30), b = runSynthetic(11, 30),
+               c = runSynthetic(12, 30);
   ASSERT_EQ(a.candidates.size(), b.candidates.size());
   for (size_t i = 0; i < a.candidates.size(); ++i)
     EXPECT_EQ(a.candidates[i].script, b.candidates[i].script) << i;
@@ -85,7 +115,7 @@ TEST(Search, IsReproducibleWithASeedAndVariesWithout) {
 }
 
 TEST(Search, NeverEvaluatesAScriptTwice) {
-  SearchResult result = search(3, 80);
+  SearchResult result = runSynthetic(3, 80);
   std::set<std::string> scripts;
   for (const SearchCandidate &candidate : result.candidates)
     EXPECT_TRUE(scripts.insert(candidate.script).second) << candidate.script;
@@ -93,21 +123,109 @@ TEST(Search, NeverEvaluatesAScriptTwice) {
 
 TEST(Search, MutationsKeepVectorizedTilesDividingTheirLoops) {
   std::mt19937_64 rng(5);
-  llvm::SmallVector<OpShape> odd = {OpShape{{16, 100}, 0}};
+  llvm::SmallVector<OpShape> oddShapes = {OpShape{{16, 100}, 0}};
+  Restructured odd{oddShapes, oddShapes, {}};
   Schedule genome;
   OpSchedule op;
   op.blockTile = {4, 64};
   op.threads = {4, 64};
   genome.ops = {op};
   for (int i = 0; i < 50; ++i) {
-    Proposal proposal = proposeMutation(genome, odd, ExpertFocus::Memory, rng);
-    const OpSchedule &mutated = proposal.genome.ops[0];
+    std::optional<Proposal> proposal = proposeMutation(
+        genome, odd, MutationAction::VectorWidth, rng, restructure);
+    ASSERT_TRUE(proposal);
+    const OpSchedule &mutated = proposal->genome.ops[0];
     if (mutated.vectorWidth > 1) {
       EXPECT_EQ(100 % mutated.blockTile[1], 0);
       EXPECT_EQ(mutated.blockTile[1], mutated.threads[1] * mutated.vectorWidth);
     }
-    genome = proposal.genome;
+    genome = proposal->genome;
   }
+}
+
+TEST(Search, ActionWeightsSteerTheExperts) {
+  // The compute expert chooses between reduction steps and splits: a
+  // library that believes in one makes it try (almost) only that one.
+  auto favour = [](MutationAction favoured) -> ActionWeightFn {
+    return [favoured](llvm::ArrayRef<std::string>, MutationAction action) {
+      return action == favoured ? 1.0 : 1e-9;
+    };
+  };
+  auto computeActions = [](const SearchResult &result) {
+    std::map<MutationAction, unsigned> counts;
+    for (const SearchCandidate &candidate : result.candidates)
+      if (candidate.expert == "compute" && candidate.action)
+        ++counts[*candidate.action];
+    return counts;
+  };
+  auto steps = computeActions(
+      runSynthetic(9, 40, favour(MutationAction::ReductionStep)));
+  auto splits = computeActions(
+      runSynthetic(9, 40, favour(MutationAction::SplitReduction)));
+  EXPECT_GT(steps[MutationAction::ReductionStep], 0u);
+  EXPECT_EQ(steps[MutationAction::SplitReduction], 0u);
+  EXPECT_GT(splits[MutationAction::SplitReduction], 0u);
+  EXPECT_EQ(splits[MutationAction::ReductionStep], 0u);
+}
+
+TEST(Search, SeedsAreEvaluatedRightAfterTheDefault) {
+  std::map<std::string, Schedule> byScript;
+  RenderFn render = [&](const Schedule &genome) -> std::optional<std::string> {
+    std::string text = describeGenome(genome);
+    byScript[text] = genome;
+    return text;
+  };
+  EvaluateFn evaluate = [&](llvm::ArrayRef<std::string> scripts) {
+    std::vector<Outcome> outcomes;
+    for (const std::string &script : scripts)
+      outcomes.push_back(syntheticTime(byScript.at(script)));
+    return outcomes;
+  };
+  Schedule seeded = defaultGenome();
+  seeded.ops[0].vectorWidth = 4;
+  seeded.ops[0].blockTile = {4, 256};
+  SearchOptions options;
+  options.budgetEvals = 10;
+  options.seeds = {{"from-library", seeded}};
+  SearchResult result = runSearch(
+      defaultGenome(), {render, evaluate, restructure, {}, {}}, options);
+  ASSERT_GE(result.candidates.size(), 2u);
+  EXPECT_EQ(result.candidates[1].expert, "seed:from-library");
+  EXPECT_EQ(result.candidates[1].genome.ops[0].vectorWidth, 4);
+}
+
+TEST(Search, AdaptGenomeFitsAnotherProblemsSchedule) {
+  // A schedule found for 256 x 4096 moved to 16 x 100: thread counts and
+  // tiles shrink to fit, the vector width 4 (which divides 100) stays with
+  // tiles that divide the loop.
+  Schedule found = defaultGenome();
+  found.ops[0].threads = {4, 64};
+  found.ops[0].blockTile = {4, 256};
+  found.ops[0].vectorWidth = 4;
+  found.ops[1].reductionStep = 8;
+  llvm::SmallVector<OpShape> small = {OpShape{{16, 100}, 0},
+                                      OpShape{{16}, 100, 1}};
+  RestructureFn smallProblem =
+      [&](const Schedule &) -> std::optional<Restructured> {
+    return Restructured{small, small, defaultGenome().ops};
+  };
+  std::optional<Schedule> adapted = adaptGenome(found, smallProblem);
+  ASSERT_TRUE(adapted);
+  const OpSchedule &elementwise = adapted->ops[0];
+  EXPECT_EQ(elementwise.vectorWidth, 4);
+  EXPECT_EQ(100 % elementwise.blockTile[1], 0);
+  EXPECT_EQ(elementwise.blockTile[1],
+            elementwise.threads[1] * elementwise.vectorWidth);
+  EXPECT_LE(adapted->ops[1].threads[0], 16);
+  // 8 does not divide the reduction of 100: no step.
+  EXPECT_EQ(adapted->ops[1].reductionStep, 0);
+
+  // Different op counts do not transfer.
+  llvm::SmallVector<OpShape> one = {OpShape{{16, 100}, 0}};
+  RestructureFn oneOp = [&](const Schedule &) -> std::optional<Restructured> {
+    return Restructured{one, one, {defaultGenome().ops[0]}};
+  };
+  EXPECT_FALSE(adaptGenome(found, oneOp));
 }
 
 } // namespace

@@ -9,8 +9,8 @@
 // includes the legality and static cheat checks) and evaluating it are
 // callbacks, so the same loop drives the GPU and the static cost model.
 //
-// Not here yet (issue 6): the experience library, retrieval-augmented
-// initialization, records and resume, parallel compilation, the report.
+// Expert actions are weighted by a callback (the experience library, see
+// ExperienceLibrary.h) and the first population can be seeded.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +25,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <vector>
 
 namespace kf {
 
@@ -32,20 +33,71 @@ namespace kf {
 enum class ExpertFocus { Memory, Compute, Parallelism, Structure };
 llvm::StringRef stringifyExpertFocus(ExpertFocus focus);
 
-/// One proposal: a mutated genome and what was changed, in words.
+/// What one mutation changes. The experience library keeps outcome
+/// statistics per (diagnosis trigger, action) and weights the actions an
+/// expert tries by them.
+enum class MutationAction {
+  /// Vector width of an op's innermost loop (16-byte loads and stores).
+  VectorWidth,
+  /// Register accumulation of a reduction in vectorized steps.
+  ReductionStep,
+  /// Threads per block along one loop (and the block tile with it).
+  Threads,
+  /// Split a reduction across threads and blocks (or change the split).
+  SplitReduction,
+  /// Fuse elementwise producers into their consumers, or undo it.
+  FuseElementwise,
+  /// Collapse adjacent reduction loops, or undo it.
+  CollapseReductions,
+};
+llvm::StringRef stringifyMutationAction(MutationAction action);
+std::optional<MutationAction> parseMutationAction(llvm::StringRef name);
+/// The actions an expert of `focus` chooses among.
+llvm::ArrayRef<MutationAction> actionsOf(ExpertFocus focus);
+
+/// The ops a schedule's structure genes (fusion, collapsing, splits) make
+/// of the reference, with their default mappings; std::nullopt when the
+/// genes do not apply.
+using RestructureFn =
+    std::function<std::optional<Restructured>(const Schedule &)>;
+
+/// One proposal: a mutated genome, the action and what was changed, in
+/// words.
 struct Proposal {
   Schedule genome;
+  MutationAction action;
   std::string change;
 };
 
-/// Rule-based mutations of a parent genome for the ops' shapes: memory
-/// (vector width of elementwise ops), compute (reduction steps with register
-/// accumulation), parallelism (threads and block tiles), structure (two of
-/// the above at once). Proposals keep tiles that divide their loops when a
-/// vector width or reduction step needs static tiles; others may still be
-/// illegal, which compiling finds out.
-Proposal proposeMutation(const Schedule &parent, llvm::ArrayRef<OpShape> shapes,
-                         ExpertFocus focus, std::mt19937_64 &rng);
+/// Applies `action` to a random op of `parent` (whose ops and their shapes
+/// `structure` describes). Proposals keep tiles that divide their loops
+/// when a vector width or reduction step needs static tiles; others may
+/// still be illegal, which compiling finds out. A structure change gives
+/// the new ops the parent's mapping where an op's shape is unchanged, the
+/// default mapping elsewhere. std::nullopt when the action does not apply.
+std::optional<Proposal> proposeMutation(const Schedule &parent,
+                                        const Restructured &structure,
+                                        MutationAction action,
+                                        std::mt19937_64 &rng,
+                                        const RestructureFn &restructure);
+
+/// The rule-based experts' starting points besides the default schedule:
+/// every op vectorized where its loops allow ("vectorized"), and, for
+/// reductions over 8192 elements or more, elementwise producers fused,
+/// reduction loops collapsed and each long reduction split 256 ways (or the
+/// largest power of two below that dividing it), with the other ops
+/// vectorized ("split-reductions"). Seeds whose genes do not apply are left
+/// out.
+std::vector<std::pair<std::string, Schedule>>
+expertSeeds(const Schedule &defaultSchedule, const RestructureFn &restructure);
+
+/// Fits a genome found for another problem to this one: the same
+/// structure genes (split factors moved to the nearest power of two that
+/// divides the new reduction), each op's threads and tiles clamped to its
+/// loops, vector widths and reduction steps kept where they divide.
+/// std::nullopt when the op counts or loop ranks differ.
+std::optional<Schedule> adaptGenome(const Schedule &genome,
+                                    const RestructureFn &restructure);
 
 /// The outcome of evaluating one candidate.
 struct Outcome {
@@ -53,6 +105,10 @@ struct Outcome {
   /// stage, "rejected", "incorrect", "runtime-fault", ...
   std::string status;
   double seconds = 0;
+  /// The candidate's diagnosis in brief: its predicted bottleneck class and
+  /// the kinds of its findings (docs/diagnosis.md), sorted and unique. What
+  /// the experience library's statistics are keyed by.
+  std::vector<std::string> triggers;
 };
 
 struct SearchOptions {
@@ -61,19 +117,29 @@ struct SearchOptions {
   unsigned populationSize = 8;
   /// Evaluations (candidates compiled and evaluated, failures included).
   unsigned budgetEvals = 40;
+  /// Stop after this many seconds of wall time (0: no limit). A run cut by
+  /// time is not reproducible evaluation for evaluation.
+  double budgetSeconds = 0;
   /// Stop early once the best is this many times faster than the default
   /// (0: no target).
   double targetSpeedup = 0;
   /// Migrate each island's best to the next island every this many
   /// evaluations.
   unsigned migrationInterval = 8;
+  /// Genomes evaluated right after the default schedule, in this order
+  /// (expert seeds, the best schedules of similar problems), named by where
+  /// they come from.
+  std::vector<std::pair<std::string, Schedule>> seeds;
 };
 
 struct SearchCandidate {
   unsigned id = 0;
   unsigned island = 0;
   std::optional<unsigned> parent;
-  std::string expert, change;
+  /// "default", "seed:<name>", or the island's expert focus.
+  std::string expert;
+  std::optional<MutationAction> action;
+  std::string change;
   Schedule genome;
   std::string script;
   Outcome outcome;
@@ -85,25 +151,45 @@ struct SearchResult {
   unsigned defaultIndex = 0;
   std::optional<unsigned> bestIndex;
   unsigned duplicatesSkipped = 0;
+  /// Why the search stopped: "budget", "time", "target", "exhausted".
+  std::string stopReason;
 };
 
 /// Renders a genome to a transform script (std::nullopt when it does not
 /// fit the reference: the error is reported through the callback's own
 /// diagnostics).
 using RenderFn = std::function<std::optional<std::string>(const Schedule &)>;
-/// Compiles and evaluates a rendered script.
-using EvaluateFn = std::function<Outcome(const std::string &script)>;
-/// Called after every evaluation (progress reporting).
+/// Compiles and evaluates rendered scripts, one outcome per script in the
+/// same order. A batch holds one proposal per island (or the seeds), so an
+/// evaluator can compile its members in parallel while it measures others.
+using EvaluateFn =
+    std::function<std::vector<Outcome>(llvm::ArrayRef<std::string> scripts)>;
+/// Called after every evaluation (progress reporting, learning).
 using ProgressFn =
     std::function<void(const SearchCandidate &, const SearchResult &)>;
+/// How much to favour `action` for a parent with these diagnosis triggers
+/// (positive; the experience library's expected success).
+using ActionWeightFn = std::function<double(
+    llvm::ArrayRef<std::string> triggers, MutationAction action)>;
 
-/// Runs the search from `defaultSchedule` (evaluated first).
+struct SearchCallbacks {
+  RenderFn render;
+  EvaluateFn evaluate;
+  RestructureFn restructure;
+  /// Optional: actions are chosen uniformly without it.
+  ActionWeightFn weight;
+  /// Optional.
+  ProgressFn progress;
+};
+
+/// Runs the search from `defaultSchedule` (evaluated first, then the
+/// seeds).
 SearchResult runSearch(const Schedule &defaultSchedule,
-                       llvm::ArrayRef<OpShape> shapes, const RenderFn &render,
-                       const EvaluateFn &evaluate, const SearchOptions &options,
-                       const ProgressFn &progress = {});
+                       const SearchCallbacks &callbacks,
+                       const SearchOptions &options);
 
-/// A genome in words, e.g. "op0: block [4, 64] threads [4, 64] vector 4".
+/// A genome in words, e.g. "fuse; split op1 by 256; op0: block [4, 64]
+/// threads [4, 64] vector 4".
 std::string describeGenome(const Schedule &genome);
 
 llvm::json::Value toJSON(const SearchCandidate &candidate);

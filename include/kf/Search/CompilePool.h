@@ -1,0 +1,80 @@
+//===- CompilePool.h - Candidates compiled in isolated worker processes --*-=//
+//
+// Compiling a candidate runs upstream transforms and LLVM on a schedule kf
+// did not write by hand; some schedules make them crash or run for hours.
+// So the search compiles each candidate in a worker process (kf-evolve
+// compile-worker), several at once: a crash or a compile that exceeds its
+// time limit costs that candidate (status compile-crash or compile-timeout)
+// and a worker restart, never the search. The parent measures candidates
+// on the GPU as their compiles complete, while the others still compile.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KF_SEARCH_COMPILEPOOL_H
+#define KF_SEARCH_COMPILEPOOL_H
+
+#include "kf/Support/Subprocess.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/Support/JSON.h"
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kf {
+
+/// What a compile worker answers for one script.
+struct CompileReply {
+  /// "compiled", "rejected" (static cheat checks), "compile-error:<stage>",
+  /// "compile-timeout" or "compile-crash".
+  std::string status;
+  /// Why not compiled: the first error, or the end of a crashed worker's
+  /// stderr.
+  std::string error;
+  double predictedSeconds = 0;
+  /// kf::diagnosisTriggers of the compiled candidate.
+  std::vector<std::string> triggers;
+  /// The lowered module (with its kernel images) for the GPU worker, when
+  /// the pool was asked for it.
+  std::string lowered;
+
+  llvm::json::Value toJSON() const;
+  static CompileReply fromJSON(const llvm::json::Value &value);
+};
+
+class CompilePool {
+public:
+  /// `command` starts a worker that reads one JSON request per line
+  /// ({"script": ...}) and answers one CompileReply per line. `jobs`
+  /// workers compile at once; each compile may take `timeout`.
+  CompilePool(std::vector<std::string> command, unsigned jobs,
+              std::chrono::milliseconds timeout);
+  ~CompilePool();
+
+  /// Compiles `scripts` in parallel. `onCompiled(index, reply)` runs on the
+  /// calling thread as each completes (in completion order), so the caller
+  /// can measure one candidate while the others compile.
+  void compile(llvm::ArrayRef<std::string> scripts,
+               llvm::function_ref<void(size_t, CompileReply)> onCompiled);
+
+  unsigned jobs() const { return workers.size(); }
+  /// Worker processes started so far (restarts after crashes and timeouts
+  /// included).
+  unsigned starts() const { return numStarts; }
+
+private:
+  /// Compiles one script on worker `slot`, restarting it when needed.
+  CompileReply compileOn(unsigned slot, const std::string &script);
+
+  std::vector<std::string> command;
+  std::chrono::milliseconds timeout;
+  std::vector<std::unique_ptr<Subprocess>> workers;
+  std::atomic<unsigned> numStarts{0};
+};
+
+} // namespace kf
+
+#endif // KF_SEARCH_COMPILEPOOL_H

@@ -1,0 +1,156 @@
+//===- ExperienceLibrary.h - What worked, across runs and problems -*- C++ -*-//
+//
+// A SQLite database shared by every kf-evolve run of a user (default
+// $XDG_CACHE_HOME/kf/experience.sqlite, else ~/.cache/kf/...). It keeps
+//  - action statistics: for a diagnosis trigger (a finding kind or a
+//    predicted bottleneck class) and a mutation action, how often the
+//    action was tried on a parent diagnosed so and how often the child was
+//    correct and faster, with the mean speedup; seeded with priors from the
+//    curated rules in lib/Search/knowledge.json (each naming its source);
+//  - the best schedule found for each problem (by shape signature and
+//    evaluator), with the problem's features, for retrieval-augmented
+//    initialization of runs on similar problems.
+// Every update is one transaction (BEGIN IMMEDIATE) in WAL mode with a busy
+// timeout, so concurrent runs and a kill at any moment leave it consistent;
+// an observation is recorded at most once per (run, candidate), so a resumed
+// run does not count its replayed candidates twice.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KF_SEARCH_EXPERIENCELIBRARY_H
+#define KF_SEARCH_EXPERIENCELIBRARY_H
+
+#include "kf/Transforms/Schedules.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+struct sqlite3;
+
+namespace kf {
+
+/// What retrieval compares problems by: the shapes of the reference's ops
+/// (OpShape, in order) and the element type.
+struct ProblemFeatures {
+  std::string problem; // the kf.problem name, for people reading the library
+  llvm::SmallVector<OpShape> ops;
+  std::string elementType;
+
+  /// Equal for problems of the same op structure and sizes.
+  std::string signature() const;
+  llvm::json::Value toJSON() const;
+  static std::optional<ProblemFeatures> fromJSON(const llvm::json::Value &);
+};
+
+/// 0 for problems whose schedules cannot transfer (different op counts,
+/// loop ranks or element types), up to 1 for identical shapes; in between,
+/// closer sizes (on a log scale) score higher.
+double similarity(const ProblemFeatures &a, const ProblemFeatures &b);
+
+/// A best schedule of some problem, as retrieved.
+struct Experience {
+  ProblemFeatures features;
+  Schedule schedule;
+  std::string evaluator;
+  double seconds = 0, speedup = 0, similarity = 0;
+};
+
+/// The statistics of one (trigger, action) pair: priors plus observations.
+struct ActionStats {
+  std::string trigger, action;
+  int64_t priorTries = 0, priorSuccesses = 0;
+  int64_t tries = 0, successes = 0;
+  double speedupSum = 0; // over successes: parent seconds / child seconds
+  std::string rule, source;
+
+  /// Expected chance that the action helps (Laplace-smoothed).
+  double expectedSuccess() const {
+    return double(priorSuccesses + successes + 1) /
+           double(priorTries + tries + 2);
+  }
+};
+
+class ExperienceLibrary {
+public:
+  ~ExperienceLibrary();
+  ExperienceLibrary(const ExperienceLibrary &) = delete;
+  ExperienceLibrary &operator=(const ExperienceLibrary &) = delete;
+
+  /// Opens (creating it and its directory when missing) the library at
+  /// `path` and brings the curated rules up to date.
+  static llvm::Expected<std::unique_ptr<ExperienceLibrary>>
+  open(llvm::StringRef path);
+
+  /// $KF_EXPERIENCE_DB, else $XDG_CACHE_HOME/kf/experience.sqlite, else
+  /// ~/.cache/kf/experience.sqlite.
+  static std::string defaultPath();
+
+  /// Every (trigger, action) pair with priors or observations.
+  llvm::Expected<std::vector<ActionStats>> actionStats();
+
+  /// Records that `action` was tried on a parent with these triggers
+  /// (candidate `candidate` of run `run`): `success` when the child was
+  /// correct and faster, `speedup` = parent / child time. A second call for
+  /// the same (run, candidate) changes nothing.
+  llvm::Error recordTry(llvm::StringRef run, unsigned candidate,
+                        llvm::ArrayRef<std::string> triggers,
+                        llvm::StringRef action, bool success, double speedup);
+
+  /// Keeps `schedule` as the best for the problem (per signature and
+  /// evaluator) unless a faster one is already kept.
+  llvm::Error recordBest(const ProblemFeatures &features,
+                         llvm::StringRef evaluator, const Schedule &schedule,
+                         double seconds, double speedup, llvm::StringRef run);
+
+  /// The best schedules of the `limit` problems most similar to `features`
+  /// (similarity > 0), most similar first; the problem itself included
+  /// when it is there.
+  llvm::Expected<std::vector<Experience>>
+  retrieve(const ProblemFeatures &features, unsigned limit);
+
+  /// Runs SQLite's integrity check; "ok" when the database is sound.
+  llvm::Expected<std::string> integrityCheck();
+
+  /// The whole library as JSON (rules with statistics, best schedules).
+  llvm::Expected<llvm::json::Value> exportJSON();
+
+private:
+  explicit ExperienceLibrary(sqlite3 *db, std::string path)
+      : db(db), path(std::move(path)) {}
+  llvm::Error execute(llvm::StringRef sql);
+  llvm::Error seedKnowledge();
+
+  sqlite3 *db;
+  std::string path;
+};
+
+/// Action weights frozen at the start of a run: expected success per
+/// (trigger, action), averaged over a parent's triggers. Kept in the run's
+/// output directory so that a resumed run weighs exactly as the original.
+class ActionWeights {
+public:
+  ActionWeights() = default;
+  explicit ActionWeights(llvm::ArrayRef<ActionStats> stats);
+
+  /// The mean expected success over `triggers` (0.5 for unknown pairs),
+  /// at least 0.05 so that no action is ever ruled out.
+  double weight(llvm::ArrayRef<std::string> triggers,
+                llvm::StringRef action) const;
+
+  llvm::json::Value toJSON() const;
+  static std::optional<ActionWeights> fromJSON(const llvm::json::Value &);
+
+private:
+  std::map<std::pair<std::string, std::string>, double> expected;
+};
+
+} // namespace kf
+
+#endif // KF_SEARCH_EXPERIENCELIBRARY_H

@@ -1,0 +1,129 @@
+//===- CompilePool.cpp - Candidates compiled in isolated worker processes -===//
+
+#include "kf/Search/CompilePool.h"
+
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+using namespace kf;
+
+llvm::json::Value CompileReply::toJSON() const {
+  return llvm::json::Object{{"status", status},
+                            {"error", error},
+                            {"predicted_seconds", predictedSeconds},
+                            {"triggers", triggers},
+                            {"lowered", lowered}};
+}
+
+CompileReply CompileReply::fromJSON(const llvm::json::Value &value) {
+  CompileReply reply;
+  const llvm::json::Object *object = value.getAsObject();
+  std::optional<llvm::StringRef> status =
+      object ? object->getString("status") : std::nullopt;
+  if (!status) {
+    reply.status = "compile-crash";
+    reply.error = "the compile worker answered something that is not a reply";
+    return reply;
+  }
+  reply.status = status->str();
+  reply.error = object->getString("error").value_or("").str();
+  reply.predictedSeconds = object->getNumber("predicted_seconds").value_or(0);
+  if (const llvm::json::Array *triggers = object->getArray("triggers"))
+    for (const llvm::json::Value &trigger : *triggers)
+      reply.triggers.push_back(trigger.getAsString().value_or("").str());
+  reply.lowered = object->getString("lowered").value_or("").str();
+  return reply;
+}
+
+CompilePool::CompilePool(std::vector<std::string> command, unsigned jobs,
+                         std::chrono::milliseconds timeout)
+    : command(std::move(command)), timeout(timeout) {
+  workers.resize(std::max(1u, jobs));
+}
+
+CompilePool::~CompilePool() = default;
+
+CompileReply CompilePool::compileOn(unsigned slot, const std::string &script) {
+  std::unique_ptr<Subprocess> &worker = workers[slot];
+  CompileReply failure;
+  if (!worker || !worker->isRunning()) {
+    llvm::Expected<std::unique_ptr<Subprocess>> started =
+        Subprocess::spawn(command);
+    if (!started) {
+      failure.status = "compile-crash";
+      failure.error = "cannot start a compile worker: " +
+                      llvm::toString(started.takeError());
+      return failure;
+    }
+    worker = std::move(*started);
+    ++numStarts;
+  }
+  std::string request;
+  llvm::raw_string_ostream(request)
+      << llvm::json::Value(llvm::json::Object{{"script", script}});
+  llvm::Expected<std::string> line = [&]() -> llvm::Expected<std::string> {
+    if (llvm::Error error = worker->writeLine(request))
+      return std::move(error);
+    return worker->readLine(timeout);
+  }();
+  if (line) {
+    llvm::Expected<llvm::json::Value> value = llvm::json::parse(*line);
+    if (value)
+      return CompileReply::fromJSON(*value);
+    llvm::consumeError(value.takeError());
+    failure.status = "compile-crash";
+    failure.error = "the compile worker's reply is not JSON";
+  } else {
+    bool timedOut = line.errorIsA<SubprocessTimeout>();
+    std::string message = llvm::toString(line.takeError());
+    failure.status = timedOut ? "compile-timeout" : "compile-crash";
+    failure.error =
+        timedOut ? message
+                 : message + "; its stderr ends with: " + worker->stderrTail();
+  }
+  // The worker is in an unknown state: the next compile starts a new one.
+  worker->kill();
+  worker.reset();
+  return failure;
+}
+
+void CompilePool::compile(
+    llvm::ArrayRef<std::string> scripts,
+    llvm::function_ref<void(size_t, CompileReply)> onCompiled) {
+  std::mutex mutex;
+  std::condition_variable ready;
+  std::deque<std::pair<size_t, CompileReply>> done;
+  size_t next = 0;
+  unsigned threadsUsed = std::min<size_t>(workers.size(), scripts.size());
+  std::vector<std::thread> threads;
+  for (unsigned slot = 0; slot < threadsUsed; ++slot)
+    threads.emplace_back([&, slot] {
+      while (true) {
+        size_t index;
+        {
+          std::lock_guard<std::mutex> lock(mutex);
+          if (next == scripts.size())
+            return;
+          index = next++;
+        }
+        CompileReply reply = compileOn(slot, scripts[index]);
+        std::lock_guard<std::mutex> lock(mutex);
+        done.push_back({index, std::move(reply)});
+        ready.notify_one();
+      }
+    });
+  for (size_t received = 0; received < scripts.size(); ++received) {
+    std::pair<size_t, CompileReply> item;
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      ready.wait(lock, [&] { return !done.empty(); });
+      item = std::move(done.front());
+      done.pop_front();
+    }
+    onCompiled(item.first, std::move(item.second));
+  }
+  for (std::thread &thread : threads)
+    thread.join();
+}
