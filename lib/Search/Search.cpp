@@ -351,10 +351,21 @@ kf::expertSeeds(const Schedule &defaultSchedule,
   bool anySplit = false;
   for (const OpShape &shape : rewritten->splittable) {
     int64_t factor = 0;
-    if (shape.reductionLoops == 1 && shape.innerReductionSize >= 8192)
+    if (shape.reductionLoops == 1 && shape.innerReductionSize >= 8192) {
+      // Enough partial sums that outputs x split fill about half the
+      // H200's 270336 resident threads, and at least 256 (one block's worth
+      // per output): 256 ways for softmax's 4096 rows, 8192 for layer
+      // norm's 16 samples.
+      int64_t outputs = 1;
+      for (int64_t size : shape.parallelSizes)
+        outputs *= size;
+      int64_t wanted = 256;
+      while (wanted < 8192 && outputs * wanted < 131072)
+        wanted *= 2;
       for (int64_t f : splitFactorsFor(shape.innerReductionSize))
-        if (f <= 256)
+        if (f <= wanted)
           factor = f;
+    }
     split.splitFactors.push_back(factor);
     anySplit |= factor > 0;
   }

@@ -82,12 +82,14 @@ std::optional<Proposal> proposeMutation(const Schedule &parent,
                                         const RestructureFn &restructure);
 
 /// The rule-based experts' starting points besides the default schedule:
-/// every op vectorized where its loops allow ("vectorized"), and, for
-/// reductions over 8192 elements or more, elementwise producers fused,
-/// reduction loops collapsed and each long reduction split 256 ways (or the
-/// largest power of two below that dividing it), with the other ops
-/// vectorized ("split-reductions"). Seeds whose genes do not apply are left
-/// out.
+/// every op vectorized where its loops allow ("vectorized": elementwise ops
+/// 4-wide, reductions in register steps of 8), and, for reductions over
+/// 8192 elements or more, elementwise producers fused, reduction loops
+/// collapsed and each long reduction split so that outputs x split fill
+/// about half the GPU's resident threads (at least 256 ways, at most 8192;
+/// the largest power of two up to that which divides it), with the other
+/// ops vectorized ("split-reductions"). Seeds whose genes do not apply are
+/// left out.
 std::vector<std::pair<std::string, Schedule>>
 expertSeeds(const Schedule &defaultSchedule, const RestructureFn &restructure);
 

@@ -1,0 +1,80 @@
+//===- CompilePoolTest.cpp - Isolated compile workers ---------------------===//
+//
+// The pool against stand-in workers (shell scripts): one that answers, one
+// that crashes, one that never answers. A real worker is kf-evolve
+// compile-worker (tested end to end by test/Search).
+//
+//===----------------------------------------------------------------------===//
+
+#include "kf/Search/CompilePool.h"
+
+#include "gtest/gtest.h"
+
+#include <set>
+
+using namespace kf;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::vector<std::string> shell(const std::string &script) {
+  return {"/bin/sh", "-c", script};
+}
+
+TEST(CompilePool, CompilesEveryScriptAndReportsEachOnce) {
+  // Answers each request with its length as the predicted time.
+  CompilePool pool(
+      shell("while read -r line; do printf '{\"status\":\"compiled\","
+            "\"predicted_seconds\":%d,\"triggers\":[\"memory-bound\"]}\\n' "
+            "${#line}; done"),
+      2, 10s);
+  std::vector<std::string> scripts = {"a", "bb", "ccc", "dddd", "eeeee"};
+  std::set<size_t> seen;
+  pool.compile(scripts, [&](size_t index, CompileReply reply) {
+    EXPECT_TRUE(seen.insert(index).second);
+    EXPECT_EQ(reply.status, "compiled");
+    EXPECT_EQ(reply.triggers, std::vector<std::string>{"memory-bound"});
+    // {"script":"..."} is 13 characters plus the script.
+    EXPECT_EQ(reply.predictedSeconds, 13.0 + scripts[index].size());
+  });
+  EXPECT_EQ(seen.size(), scripts.size());
+  EXPECT_EQ(pool.starts(), 2u); // the workers are reused
+}
+
+TEST(CompilePool, ACrashCostsOneCandidateAndAWorker) {
+  // Crashes on requests mentioning "boom", answers the others.
+  CompilePool pool(
+      shell("while read -r line; do case \"$line\" in *boom*) echo dying >&2; "
+            "kill -SEGV $$;; esac; echo '{\"status\":\"compiled\"}'; done"),
+      1, 10s);
+  std::vector<std::string> statuses(3);
+  pool.compile({"fine", "boom", "fine again"}, [&](size_t index,
+                                                   CompileReply reply) {
+    statuses[index] = reply.status;
+    if (index == 1)
+      EXPECT_NE(reply.error.find("dying"), std::string::npos) << reply.error;
+  });
+  EXPECT_EQ(statuses, (std::vector<std::string>{"compiled", "compile-crash",
+                                                "compiled"}));
+  EXPECT_EQ(pool.starts(), 2u); // restarted after the crash
+}
+
+TEST(CompilePool, ACompileOverTheLimitTimesOut) {
+  CompilePool pool(shell("while read -r line; do sleep 30; done"), 1, 200ms);
+  auto started = std::chrono::steady_clock::now();
+  std::string status;
+  pool.compile({"slow"},
+               [&](size_t, CompileReply reply) { status = reply.status; });
+  EXPECT_EQ(status, "compile-timeout");
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 10s);
+}
+
+TEST(CompilePool, AWorkerThatCannotStartIsACrashNotAnAbort) {
+  CompilePool pool({"/nonexistent/kf-evolve", "compile-worker"}, 1, 1s);
+  std::string status;
+  pool.compile({"x"},
+               [&](size_t, CompileReply reply) { status = reply.status; });
+  EXPECT_EQ(status, "compile-crash");
+}
+
+} // namespace

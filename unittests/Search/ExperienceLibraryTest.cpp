@@ -1,0 +1,190 @@
+//===- ExperienceLibraryTest.cpp - The SQLite experience library ----------===//
+
+#include "kf/Search/ExperienceLibrary.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include "gtest/gtest.h"
+
+using namespace kf;
+
+namespace {
+
+/// A fresh library file in a temporary directory, removed afterwards.
+class LibraryTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("kf-library", dir));
+    path = std::string(dir) + "/library.sqlite";
+  }
+  void TearDown() override { llvm::sys::fs::remove_directories(dir); }
+
+  std::unique_ptr<ExperienceLibrary> open() {
+    llvm::Expected<std::unique_ptr<ExperienceLibrary>> library =
+        ExperienceLibrary::open(path);
+    if (!library) {
+      ADD_FAILURE() << llvm::toString(library.takeError());
+      return nullptr;
+    }
+    return std::move(*library);
+  }
+
+  llvm::SmallString<128> dir;
+  std::string path;
+};
+
+ProblemFeatures rowReduction(llvm::StringRef name, int64_t rows,
+                             int64_t columns) {
+  ProblemFeatures features;
+  features.problem = name.str();
+  features.elementType = "f32";
+  features.ops = {OpShape{{rows}, 0, 0}, OpShape{{rows}, columns, 1}};
+  return features;
+}
+
+Schedule someSchedule(int64_t threads) {
+  Schedule schedule;
+  OpSchedule op;
+  op.blockTile = {threads};
+  op.threads = {threads};
+  schedule.ops = {op, op};
+  return schedule;
+}
+
+const ActionStats *find(llvm::ArrayRef<ActionStats> stats,
+                        llvm::StringRef trigger, llvm::StringRef action) {
+  for (const ActionStats &s : stats)
+    if (s.trigger == trigger && s.action == action)
+      return &s;
+  return nullptr;
+}
+
+TEST_F(LibraryTest, IsSeededWithTheCuratedRulesAndTheirSources) {
+  auto library = open();
+  ASSERT_TRUE(library);
+  llvm::Expected<std::vector<ActionStats>> stats = library->actionStats();
+  ASSERT_TRUE(bool(stats));
+  ASSERT_FALSE(stats->empty());
+  for (const ActionStats &s : *stats) {
+    EXPECT_FALSE(s.source.empty()) << s.trigger << " -> " << s.action;
+    EXPECT_GT(s.priorTries, 0);
+    EXPECT_EQ(s.tries, 0);
+  }
+  EXPECT_TRUE(find(*stats, "low-parallelism", "split-reduction"));
+  // Opening again does not duplicate anything.
+  library.reset();
+  library = open();
+  EXPECT_EQ(library->actionStats()->size(), stats->size());
+  EXPECT_EQ(*library->integrityCheck(), "ok");
+}
+
+TEST_F(LibraryTest, CountsEachObservationOnce) {
+  auto library = open();
+  ASSERT_TRUE(library);
+  std::vector<std::string> triggers = {"latency-bound", "low-parallelism"};
+  ASSERT_FALSE(bool(
+      library->recordTry("run-1", 7, triggers, "split-reduction", true, 3.0)));
+  // The same candidate of the same run again (a resumed run): no change.
+  ASSERT_FALSE(bool(
+      library->recordTry("run-1", 7, triggers, "split-reduction", true, 3.0)));
+  ASSERT_FALSE(bool(
+      library->recordTry("run-1", 8, triggers, "split-reduction", false, 0)));
+  llvm::Expected<std::vector<ActionStats>> stats = library->actionStats();
+  ASSERT_TRUE(bool(stats));
+  const ActionStats *split = find(*stats, "low-parallelism", "split-reduction");
+  ASSERT_TRUE(split);
+  EXPECT_EQ(split->tries, 2);
+  EXPECT_EQ(split->successes, 1);
+  EXPECT_DOUBLE_EQ(split->speedupSum, 3.0);
+  // A pair no rule names starts from no prior.
+  const ActionStats *fresh = find(*stats, "latency-bound", "split-reduction");
+  ASSERT_TRUE(fresh);
+  EXPECT_EQ(fresh->tries, 2);
+}
+
+TEST_F(LibraryTest, KeepsTheFastestScheduleAndRetrievesBySimilarity) {
+  auto library = open();
+  ASSERT_TRUE(library);
+  ProblemFeatures small = rowReduction("sum-small", 128, 4096);
+  ProblemFeatures large = rowReduction("sum-large", 4096, 393216);
+  ASSERT_FALSE(bool(
+      library->recordBest(small, "gpu", someSchedule(64), 2e-3, 2.0, "run-1")));
+  // A slower schedule for the same problem does not replace the best.
+  ASSERT_FALSE(bool(
+      library->recordBest(small, "gpu", someSchedule(32), 3e-3, 1.5, "run-2")));
+  ASSERT_FALSE(bool(library->recordBest(large, "gpu", someSchedule(256), 1e-3,
+                                        9.0, "run-3")));
+  // An elementwise problem cannot lend its schedule to a reduction.
+  ProblemFeatures elementwise;
+  elementwise.problem = "relu";
+  elementwise.elementType = "f32";
+  elementwise.ops = {OpShape{{4096, 4096}, 0, 0}};
+  ASSERT_FALSE(bool(library->recordBest(elementwise, "gpu", someSchedule(64),
+                                        1e-3, 1.7, "run-4")));
+
+  llvm::Expected<std::vector<Experience>> found =
+      library->retrieve(rowReduction("sum-medium", 256, 8192), 5);
+  ASSERT_TRUE(bool(found));
+  ASSERT_EQ(found->size(), 2u);
+  EXPECT_EQ((*found)[0].features.problem, "sum-small"); // closer shapes
+  EXPECT_EQ((*found)[0].schedule.ops[0].threads[0], 64);
+  EXPECT_DOUBLE_EQ((*found)[0].seconds, 2e-3);
+  EXPECT_EQ((*found)[1].features.problem, "sum-large");
+  EXPECT_GT((*found)[0].similarity, (*found)[1].similarity);
+}
+
+TEST(Similarity, IsOneForEqualShapesAndZeroForDifferentStructure) {
+  ProblemFeatures a = rowReduction("a", 128, 4096);
+  EXPECT_DOUBLE_EQ(similarity(a, a), 1.0);
+  ProblemFeatures b = rowReduction("b", 256, 4096);
+  EXPECT_GT(similarity(a, b), 0.0);
+  EXPECT_LT(similarity(a, b), 1.0);
+  ProblemFeatures f16 = a;
+  f16.elementType = "f16";
+  EXPECT_EQ(similarity(a, f16), 0.0);
+  ProblemFeatures oneOp = a;
+  oneOp.ops.pop_back();
+  EXPECT_EQ(similarity(a, oneOp), 0.0);
+}
+
+TEST(ActionWeights, AverageOverTriggersAndRoundTripThroughJSON) {
+  ActionStats likely;
+  likely.trigger = "narrow-access";
+  likely.action = "vector-width";
+  likely.priorTries = 8;
+  likely.priorSuccesses = 8; // (8 + 1) / (8 + 2) = 0.9
+  ActionWeights weights(llvm::ArrayRef<ActionStats>{likely});
+  EXPECT_NEAR(weights.weight({"narrow-access"}, "vector-width"), 0.9, 1e-12);
+  // An unknown pair counts 0.5.
+  EXPECT_NEAR(weights.weight({"narrow-access", "other"}, "vector-width"), 0.7,
+              1e-12);
+  EXPECT_NEAR(weights.weight({}, "threads"), 0.5, 1e-12);
+  std::optional<ActionWeights> copy = ActionWeights::fromJSON(weights.toJSON());
+  ASSERT_TRUE(copy);
+  EXPECT_NEAR(copy->weight({"narrow-access"}, "vector-width"), 0.9, 1e-12);
+  EXPECT_FALSE(ActionWeights::fromJSON(llvm::json::Value("nonsense")));
+}
+
+TEST(ScheduleJSON, RoundTrips) {
+  Schedule schedule = someSchedule(64);
+  schedule.fuseElementwise = true;
+  schedule.splitFactors = {0, 256};
+  schedule.ops[1].reductionStep = 8;
+  schedule.ops[0].vectorWidth = 4;
+  Schedule copy;
+  llvm::json::Path::Root root;
+  ASSERT_TRUE(fromJSON(toJSON(schedule), copy, root));
+  EXPECT_TRUE(copy.fuseElementwise);
+  EXPECT_FALSE(copy.collapseReductions);
+  EXPECT_EQ(copy.splitFactors, schedule.splitFactors);
+  ASSERT_EQ(copy.ops.size(), 2u);
+  EXPECT_EQ(copy.ops[0].vectorWidth, 4);
+  EXPECT_EQ(copy.ops[1].reductionStep, 8);
+  EXPECT_EQ(copy.ops[1].threads, schedule.ops[1].threads);
+  Schedule bad;
+  llvm::json::Path::Root badRoot;
+  EXPECT_FALSE(fromJSON(llvm::json::Object{{"fuse", true}}, bad, badRoot));
+}
+
+} // namespace
