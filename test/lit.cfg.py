@@ -2,6 +2,7 @@
 # lit configuration for Kernel Foundry.
 
 import os
+import sys
 import shutil
 
 import lit.formats
@@ -33,6 +34,11 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 # FileCheck variables do not leak across CHECK-LABEL blocks.
 config.substitutions.insert(0, ("FileCheck ", "FileCheck --enable-var-scope "))
+
+# llm: the tools were built with the LLM experts (libcurl).
+if config.kf_enable_llm.upper() in ("ON", "1", "TRUE", "YES"):
+    config.available_features.add("llm")
+config.substitutions.append(("%python", sys.executable))
 
 # ptxas: PTX is assembled in tests when the CUDA toolkit is present.
 if config.ptxas_executable and os.path.exists(config.ptxas_executable):

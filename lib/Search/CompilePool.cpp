@@ -45,7 +45,8 @@ CompilePool::CompilePool(std::vector<std::string> command, unsigned jobs,
 
 CompilePool::~CompilePool() = default;
 
-CompileReply CompilePool::compileOn(unsigned slot, const std::string &script) {
+CompileReply CompilePool::compileOn(unsigned slot,
+                                    const CandidateSource &candidate) {
   std::unique_ptr<Subprocess> &worker = workers[slot];
   CompileReply failure;
   if (!worker || !worker->isRunning()) {
@@ -61,8 +62,9 @@ CompileReply CompilePool::compileOn(unsigned slot, const std::string &script) {
     ++numStarts;
   }
   std::string request;
-  llvm::raw_string_ostream(request)
-      << llvm::json::Value(llvm::json::Object{{"script", script}});
+  llvm::raw_string_ostream(request) << llvm::json::Value(
+      llvm::json::Object{{"kind", stringifyCandidateKind(candidate.kind)},
+                         {"text", candidate.text}});
   llvm::Expected<std::string> line = [&]() -> llvm::Expected<std::string> {
     if (llvm::Error error = worker->writeLine(request))
       return std::move(error);
@@ -90,7 +92,7 @@ CompileReply CompilePool::compileOn(unsigned slot, const std::string &script) {
 }
 
 void CompilePool::compile(
-    llvm::ArrayRef<std::string> scripts,
+    llvm::ArrayRef<CandidateSource> scripts,
     llvm::function_ref<void(size_t, CompileReply)> onCompiled) {
   std::mutex mutex;
   std::condition_variable ready;

@@ -529,6 +529,26 @@ double ActionWeights::weight(llvm::ArrayRef<std::string> triggers,
   return std::max(0.05, count ? sum / count : 0.5);
 }
 
+std::vector<std::string>
+ActionWeights::describe(llvm::ArrayRef<std::string> triggers,
+                        unsigned limit) const {
+  std::vector<std::pair<double, std::string>> lines;
+  for (const auto &[key, value] : expected)
+    if (llvm::is_contained(triggers, key.first))
+      lines.push_back(
+          {value, llvm::formatv("after {0}, {1} helped in {2:F0}% of tries",
+                                key.first, key.second, value * 100)
+                      .str()});
+  std::stable_sort(
+      lines.begin(), lines.end(),
+      [](const auto &a, const auto &b) { return a.first > b.first; });
+  std::vector<std::string> result;
+  for (auto &line : lines)
+    if (result.size() < limit)
+      result.push_back(std::move(line.second));
+  return result;
+}
+
 llvm::json::Value ActionWeights::toJSON() const {
   llvm::json::Array entries;
   for (const auto &[key, value] : expected)

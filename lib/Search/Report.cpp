@@ -174,8 +174,15 @@ std::string kf::renderReport(const ReportInput &input) {
   else
     os << "The default schedule is not a correct candidate ("
        << first.outcome.status << "), so there is no speedup over it.\n\n";
-  os << "Best schedule: `" << escape(describeGenome(best.genome))
-     << "` (best.schedule.mlir; its PTX in best.ptx).\n\n";
+  if (best.hasGenome)
+    os << "Best schedule: `" << escape(describeGenome(best.genome))
+       << "` (best.schedule.mlir; its PTX in best.ptx).\n\n";
+  else
+    os << "Best candidate: a " << stringifyCandidateKind(best.kind) << " from "
+       << best.expert << " (\"" << escape(best.change) << "\"; "
+       << (best.kind == CandidateKind::Schedule ? "best.schedule.mlir"
+                                                : "best.kernel.mlir")
+       << "; its PTX in best.ptx).\n\n";
   os << "![best time so far per island](progress.svg)\n\n";
 
   // The lineage: from the winner back to its root.
@@ -254,6 +261,24 @@ std::string kf::renderReport(const ReportInput &input) {
           "|\n|---|---|\n";
     for (const auto &[status, count] : failures)
       os << "| " << escape(status) << " | " << count << " |\n";
+  }
+  if (!input.llmDescription.empty()) {
+    os << "\n## LLM experts\n\n- Endpoint: " << input.llmDescription << "\n";
+    if (const llvm::json::Object *usage = input.llmUsage.getAsObject())
+      os << llvm::formatv(
+          "- Requests: {0} sent, {1} answered from the cache, {2} failed; "
+          "tokens: {3} in, {4} out; cost: ${5:F4}\n",
+          usage->getInteger("requests").value_or(0),
+          usage->getInteger("cached_answers").value_or(0),
+          usage->getInteger("failed_requests").value_or(0),
+          usage->getInteger("input_tokens").value_or(0),
+          usage->getInteger("output_tokens").value_or(0),
+          usage->getNumber("dollars").value_or(0));
+    if (!input.llmFailures.empty()) {
+      os << "- Proposals that never became candidates:\n";
+      for (const std::string &failure : input.llmFailures)
+        os << "  - " << escape(failure) << "\n";
+    }
   }
   os << "\nEvery candidate, with its schedule and lineage: result.json and "
         "candidates.jsonl.\n";

@@ -53,6 +53,10 @@ std::optional<MutationAction> kf::parseMutationAction(llvm::StringRef name) {
   return std::nullopt;
 }
 
+llvm::StringRef kf::stringifyCandidateKind(CandidateKind kind) {
+  return kind == CandidateKind::Kernel ? "kernel" : "schedule";
+}
+
 llvm::ArrayRef<MutationAction> kf::actionsOf(ExpertFocus focus) {
   using A = MutationAction;
   static const A memory[] = {A::VectorWidth, A::FuseElementwise};
@@ -79,15 +83,6 @@ template <typename T>
 const T &pick(llvm::ArrayRef<T> values, std::mt19937_64 &rng) {
   return values[std::uniform_int_distribution<size_t>(0,
                                                       values.size() - 1)(rng)];
-}
-
-/// Powers of two up to `limit` that divide `size`.
-llvm::SmallVector<int64_t> dividingPowers(int64_t size, int64_t limit) {
-  llvm::SmallVector<int64_t> result;
-  for (int64_t p = 1; p <= limit; p *= 2)
-    if (size % p == 0)
-      result.push_back(p);
-  return result;
 }
 
 /// Makes every mapped loop's block tile divide its loop and its thread
@@ -454,11 +449,18 @@ llvm::json::Value kf::toJSON(const SearchCandidate &candidate) {
                             {"island", candidate.island},
                             {"expert", candidate.expert},
                             {"change", candidate.change},
-                            {"genome", describeGenome(candidate.genome)},
-                            {"schedule", toJSON(candidate.genome)},
+                            {"kind", stringifyCandidateKind(candidate.kind)},
                             {"status", candidate.outcome.status},
                             {"seconds", candidate.outcome.seconds},
                             {"triggers", candidate.outcome.triggers}};
+  if (candidate.hasGenome) {
+    object["genome"] = describeGenome(candidate.genome);
+    object["schedule"] = toJSON(candidate.genome);
+  }
+  if (!candidate.outcome.error.empty())
+    object["error"] = candidate.outcome.error;
+  if (candidate.repairDepth)
+    object["repair_depth"] = candidate.repairDepth;
   if (candidate.parent)
     object["parent"] = *candidate.parent;
   if (candidate.action)
@@ -534,10 +536,10 @@ SearchResult kf::runSearch(const Schedule &defaultSchedule,
   // Evaluates a batch and records it in order.
   auto evaluateAll = [&](std::vector<SearchCandidate> batch,
                          const std::function<bool()> &afterEach) {
-    std::vector<std::string> scripts;
+    std::vector<CandidateSource> sources;
     for (const SearchCandidate &candidate : batch)
-      scripts.push_back(candidate.script);
-    std::vector<Outcome> outcomes = callbacks.evaluate(scripts);
+      sources.push_back({candidate.kind, candidate.script});
+    std::vector<Outcome> outcomes = callbacks.evaluate(sources);
     assert(outcomes.size() == batch.size() && "one outcome per script");
     for (auto [candidate, outcome] : llvm::zip_equal(batch, outcomes)) {
       record(std::move(candidate), std::move(outcome));
@@ -588,18 +590,28 @@ SearchResult kf::runSearch(const Schedule &defaultSchedule,
                               : 0;
   // One island's proposal: a parent by tournament, an action weighted by
   // the library, a mutation; std::nullopt when nothing new came of it.
+  // Parent: binary tournament in the island (exploitation), or a random
+  // member one time in four (exploration); none when the island has no
+  // member (of those `eligible` accepts).
+  auto selectParent = [&](unsigned island,
+                          bool genomesOnly) -> std::optional<unsigned> {
+    std::vector<unsigned> population;
+    for (unsigned index : populations[island])
+      if (!genomesOnly || result.candidates[index].hasGenome)
+        population.push_back(index);
+    if (population.empty())
+      return std::nullopt;
+    std::uniform_int_distribution<size_t> any(0, population.size() - 1);
+    unsigned a = population[any(rng)], b = population[any(rng)];
+    bool explore = std::uniform_int_distribution<int>(0, 3)(rng) == 0;
+    return explore ? a : (better(a, b) ? a : b);
+  };
+
   auto propose = [&](unsigned island) -> std::optional<SearchCandidate> {
     auto focus = static_cast<ExpertFocus>(island % 4);
-    // Parent: binary tournament in the island (exploitation), or a random
-    // member one time in four (exploration); the default when empty.
-    std::optional<unsigned> parent;
-    std::vector<unsigned> &population = populations[island];
-    if (!population.empty()) {
-      std::uniform_int_distribution<size_t> any(0, population.size() - 1);
-      unsigned a = population[any(rng)], b = population[any(rng)];
-      bool explore = std::uniform_int_distribution<int>(0, 3)(rng) == 0;
-      parent = explore ? a : (better(a, b) ? a : b);
-    }
+    // Rule experts mutate genomes: a script expert's candidate is no parent
+    // for them.
+    std::optional<unsigned> parent = selectParent(island, /*genomesOnly=*/true);
     const Schedule &base =
         parent ? result.candidates[*parent].genome : defaultSchedule;
     const std::optional<Restructured> &structure = structureOf(base);
@@ -664,7 +676,7 @@ SearchResult kf::runSearch(const Schedule &defaultSchedule,
     return candidate;
   };
 
-  unsigned attempts = 0;
+  unsigned attempts = 0, emptyRounds = 0;
   result.stopReason = "budget";
   while (result.candidates.size() < options.budgetEvals) {
     if (attempts >= 20 * options.budgetEvals) {
@@ -680,16 +692,60 @@ SearchResult kf::runSearch(const Schedule &defaultSchedule,
     // neighbourhood is used up (only duplicates left) do not hold the
     // others back.
     std::vector<SearchCandidate> batch;
+    auto room = [&] {
+      return result.candidates.size() + batch.size() < options.budgetEvals;
+    };
+    std::vector<ScriptRequest> requests;
     for (unsigned turn = 0; turn < islands; ++turn) {
-      if (result.candidates.size() + batch.size() >= options.budgetEvals)
+      if (!room())
         break;
       unsigned island = attempts++ % islands;
-      if (std::optional<SearchCandidate> candidate = propose(island))
-        batch.push_back(std::move(*candidate));
+      if (options.ruleExperts)
+        if (std::optional<SearchCandidate> candidate = propose(island))
+          batch.push_back(std::move(*candidate));
+      if (callbacks.scriptExperts)
+        requests.push_back({island, static_cast<ExpertFocus>(island % 4),
+                            selectParent(island, /*genomesOnly=*/false),
+                            /*repair=*/false});
     }
-    if (batch.empty())
+    // Script experts answer the round's requests together (concurrently).
+    auto addScripts = [&](llvm::ArrayRef<ScriptRequest> asked) {
+      std::vector<std::optional<ScriptProposal>> answers =
+          callbacks.scriptExperts(asked, result);
+      for (auto [request, answer] : llvm::zip_equal(asked, answers)) {
+        if (!answer || !room())
+          continue;
+        if (!seen.insert(answer->text).second) {
+          ++result.duplicatesSkipped;
+          continue;
+        }
+        SearchCandidate candidate;
+        candidate.island = request.island;
+        candidate.parent = request.parent;
+        candidate.expert = answer->expert;
+        candidate.change = answer->change;
+        candidate.hasGenome = false;
+        candidate.kind = answer->kind;
+        candidate.script = std::move(answer->text);
+        if (request.repair && request.parent)
+          candidate.repairDepth =
+              result.candidates[*request.parent].repairDepth + 1;
+        batch.push_back(std::move(candidate));
+      }
+    };
+    if (!requests.empty())
+      addScripts(requests);
+    if (batch.empty()) {
+      // Script experts alone that keep answering nothing (an endpoint that
+      // is down, a model that writes no code) end the search.
+      if (!options.ruleExperts && ++emptyRounds >= 3) {
+        result.stopReason = "exhausted";
+        break;
+      }
       continue;
-    bool stop = !evaluateAll(std::move(batch), [&] {
+    }
+    emptyRounds = 0;
+    auto afterEach = [&] {
       // Ring migration: every island's best goes to the next island.
       if (options.migrationInterval &&
           result.candidates.size() % options.migrationInterval == 0)
@@ -704,7 +760,33 @@ SearchResult kf::runSearch(const Schedule &defaultSchedule,
         return false;
       }
       return true;
-    });
+    };
+    size_t first = result.candidates.size();
+    bool stop = !evaluateAll(std::move(batch), afterEach);
+    // Repair rounds: script candidates that did not compile go back to
+    // their expert with the error, while the budget lasts.
+    for (unsigned round = 0;
+         !stop && callbacks.scriptExperts && round < options.repairRounds;
+         ++round) {
+      std::vector<ScriptRequest> repairs;
+      for (size_t index = first; index < result.candidates.size(); ++index) {
+        const SearchCandidate &candidate = result.candidates[index];
+        if (!candidate.hasGenome &&
+            candidate.repairDepth < options.repairRounds &&
+            llvm::StringRef(candidate.outcome.status).starts_with("compile-"))
+          repairs.push_back({candidate.island,
+                             static_cast<ExpertFocus>(candidate.island % 4),
+                             static_cast<unsigned>(index), /*repair=*/true});
+      }
+      if (repairs.empty())
+        break;
+      batch.clear();
+      first = result.candidates.size();
+      addScripts(repairs);
+      if (batch.empty())
+        break;
+      stop = !evaluateAll(std::move(batch), afterEach);
+    }
     if (stop)
       break;
   }

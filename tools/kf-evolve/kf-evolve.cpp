@@ -19,6 +19,10 @@
 #include "kf/Runtime/Worker.h"
 #include "kf/Search/CompilePool.h"
 #include "kf/Search/ExperienceLibrary.h"
+#include "kf/Search/LLMExpert.h"
+#ifdef KF_ENABLE_LLM
+#include "kf/Search/LLMClient.h"
+#endif
 #include "kf/Search/Report.h"
 #include "kf/Search/Search.h"
 #include "kf/Transforms/Schedules.h"
@@ -245,6 +249,70 @@ static cl::opt<double> compileTimeout(
     cl::desc("Seconds one candidate may take to compile; a candidate over "
              "the limit is recorded as compile-timeout"),
     cl::init(30), cl::sub(searchCommand), cl::cat(category));
+static cl::list<std::string> expertKinds(
+    "experts",
+    cl::desc("Which experts propose candidates: rules (the built-in "
+             "rule-based experts), llm (LLMs over HTTP; docs/llm.md), or "
+             "both"),
+    cl::CommaSeparated, cl::sub(searchCommand), cl::cat(category));
+static cl::opt<std::string>
+    llmConfigPath("llm-config",
+                  cl::desc("JSON file with the LLM endpoint's settings "
+                           "(flags override it; docs/llm.md)"),
+                  cl::value_desc("file"), cl::sub(searchCommand),
+                  cl::cat(category));
+static cl::opt<std::string>
+    llmProvider("llm-provider",
+                cl::desc("openai (any OpenAI-compatible chat "
+                         "completions server) or anthropic"),
+                cl::sub(searchCommand), cl::cat(category));
+static cl::opt<std::string> llmBaseUrl(
+    "llm-base-url",
+    cl::desc("The endpoint's base URL, as in the providers' SDKs, e.g. "
+             "http://127.0.0.1:8000/v1 (/chat/completions or /messages is "
+             "appended)"),
+    cl::sub(searchCommand), cl::cat(category));
+static cl::opt<std::string> llmModel("llm-model", cl::desc("The model name"),
+                                     cl::sub(searchCommand), cl::cat(category));
+static cl::opt<double> llmTemperature("llm-temperature",
+                                      cl::desc("Sampling temperature"),
+                                      cl::sub(searchCommand),
+                                      cl::cat(category));
+static cl::opt<unsigned> llmMaxTokens("llm-max-tokens",
+                                      cl::desc("Tokens per answer at most"),
+                                      cl::sub(searchCommand),
+                                      cl::cat(category));
+static cl::opt<double> llmTimeout("llm-timeout",
+                                  cl::desc("Seconds one request may take"),
+                                  cl::sub(searchCommand), cl::cat(category));
+static cl::opt<unsigned> llmConcurrency("llm-concurrency",
+                                        cl::desc("Requests in flight at once"),
+                                        cl::sub(searchCommand),
+                                        cl::cat(category));
+static cl::opt<int64_t> llmBudgetTokens(
+    "llm-budget-tokens",
+    cl::desc("Stop asking the LLM after this many tokens (0: no limit)"),
+    cl::sub(searchCommand), cl::cat(category));
+static cl::opt<double> llmBudgetUsd(
+    "llm-budget-usd",
+    cl::desc("Stop asking the LLM after this many US dollars, at the "
+             "config's prices (0: no limit)"),
+    cl::sub(searchCommand), cl::cat(category));
+static cl::opt<std::string> llmCacheDir(
+    "llm-cache",
+    cl::desc("Directory of cached LLM answers (default: llm-cache in the "
+             "output directory)"),
+    cl::value_desc("dir"), cl::sub(searchCommand), cl::cat(category));
+static cl::opt<bool> llmReplay(
+    "llm-replay",
+    cl::desc("Answer LLM requests from the cache only, never from the "
+             "network (a request not cached is a failed proposal)"),
+    cl::init(false), cl::sub(searchCommand), cl::cat(category));
+static cl::opt<unsigned> llmRepairRounds(
+    "llm-repair-rounds",
+    cl::desc("Times an LLM candidate that fails to compile goes back to the "
+             "LLM with the error"),
+    cl::init(1), cl::sub(searchCommand), cl::cat(category));
 static cl::opt<bool>
     emitLowered("emit-lowered",
                 cl::desc("Internal: include the lowered module in each reply"),
@@ -664,20 +732,40 @@ int runCompileWorkerCommand(MLIRContext &context) {
     kf::CompileReply reply;
     Expected<json::Value> request = json::parse(line);
     const json::Object *object = request ? request->getAsObject() : nullptr;
-    std::optional<StringRef> script =
-        object ? object->getString("script") : std::nullopt;
+    std::optional<StringRef> text =
+        object ? object->getString("text") : std::nullopt;
+    std::optional<StringRef> kind =
+        object ? object->getString("kind") : std::nullopt;
     if (!request)
       consumeError(request.takeError());
-    if (!script) {
+    if (!text || !kind || (*kind != "schedule" && *kind != "kernel")) {
       reply.status = "compile-error:request";
-      reply.error = "a request is a JSON object with a \"script\" string";
+      reply.error = "a request is a JSON object with \"kind\" (schedule or "
+                    "kernel) and \"text\"";
     } else {
       firstError.clear();
-      kf::CompileStage stage;
+      kf::CompileStage stage = kf::CompileStage::Schedule;
       SmallVector<kf::CheatFinding> rejections;
-      FailureOr<kf::CompiledCandidate> compiled =
-          kf::compileCandidate(*loaded->module, problemName, *script,
-                               compileOptions(), &stage, &rejections);
+      FailureOr<kf::CompiledCandidate> compiled = failure();
+      if (*kind == "schedule") {
+        compiled = kf::compileCandidate(*loaded->module, problemName, *text,
+                                        compileOptions(), &stage, &rejections);
+      } else {
+        // A rewritten kernel: parse it first (a parse error is its
+        // compile error).
+        llvm::SourceMgr kernelSource;
+        kernelSource.AddNewSourceBuffer(
+            MemoryBuffer::getMemBufferCopy(*text, "candidate-kernel.mlir"),
+            SMLoc());
+        OwningOpRef<ModuleOp> kernel =
+            parseSourceFile<ModuleOp>(kernelSource, ParserConfig(&context));
+        if (kernel)
+          compiled =
+              kf::compileKernelCandidate(*loaded->module, problemName, *kernel,
+                                         compileOptions(), &stage, &rejections);
+        else
+          stage = kf::CompileStage::HostCode;
+      }
       if (failed(compiled)) {
         reply.status =
             rejections.empty()
@@ -882,7 +970,10 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
         ++unreadable;
         continue;
       }
-      kf::Outcome outcome{status->str(), *seconds, {}};
+      kf::Outcome outcome{status->str(),
+                          *seconds,
+                          {},
+                          object->getString("error").value_or("").str()};
       if (const json::Array *triggers = object->getArray("triggers"))
         for (const json::Value &trigger : *triggers)
           outcome.triggers.push_back(trigger.getAsString().value_or("").str());
@@ -995,7 +1086,7 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
       std::chrono::milliseconds((int64_t)(compileTimeout * 1000)));
   auto measure = [&](const kf::CompileReply &reply) -> kf::Outcome {
     if (reply.status != "compiled")
-      return {reply.status, 0, {}};
+      return {reply.status, 0, {}, reply.error};
     if (useGpu) {
       kf::EvalResult result = worker->evaluate(
           spec, referenceText, reply.lowered, config,
@@ -1010,7 +1101,7 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
       } else {
         if (result.status != kf::EvalStatus::Correct || !result.candidateTime)
           return {kf::stringifyEvalStatus(result.status).str(), 0,
-                  reply.triggers};
+                  reply.triggers, result.message};
         evaluatorName = "gpu (" + result.deviceName + ")";
         return {"correct", result.candidateTime->medianMs / 1e3,
                 reply.triggers};
@@ -1019,25 +1110,27 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
     evaluatorName = "cost-model (predictions)";
     return {"correct", reply.predictedSeconds, reply.triggers};
   };
-  callbacks.evaluate = [&](ArrayRef<std::string> scripts) {
-    std::vector<kf::Outcome> outcomes(scripts.size());
-    std::vector<std::string> toCompile;
+  callbacks.evaluate = [&](ArrayRef<kf::CandidateSource> candidates) {
+    std::vector<kf::Outcome> outcomes(candidates.size());
+    std::vector<kf::CandidateSource> toCompile;
     std::vector<size_t> positions;
-    for (auto [index, script] : llvm::enumerate(scripts)) {
-      if (auto it = recorded.find(script); it != recorded.end())
+    for (auto [index, candidate] : llvm::enumerate(candidates)) {
+      if (auto it = recorded.find(candidate.text); it != recorded.end())
         outcomes[index] = it->second;
       else {
-        toCompile.push_back(script);
+        toCompile.push_back(candidate);
         positions.push_back(index);
       }
     }
     pool.compile(toCompile, [&](size_t index, kf::CompileReply reply) {
       kf::Outcome outcome = measure(reply);
-      records << json::Value(json::Object{{"script", toCompile[index]},
+      records << json::Value(json::Object{{"script", toCompile[index].text},
+                                          {"kind", kf::stringifyCandidateKind(
+                                                       toCompile[index].kind)},
                                           {"status", outcome.status},
                                           {"seconds", outcome.seconds},
                                           {"triggers", outcome.triggers},
-                                          {"error", reply.error},
+                                          {"error", outcome.error},
                                           {"evaluator", evaluatorName}})
               << "\n";
       records.flush();
@@ -1046,13 +1139,167 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
     return outcomes;
   };
 
+  // LLM experts (--experts llm): one request per island and round, asked
+  // concurrently; their answers are cached (replayable) and every failure
+  // is kept for the report.
+  bool ruleExperts = expertKinds.empty();
+  bool llmExperts = false;
+  for (const std::string &kind : expertKinds) {
+    if (kind == "rules")
+      ruleExperts = true;
+    else if (kind == "llm")
+      llmExperts = true;
+    else
+      return fail("--experts: unknown expert kind '" + kind +
+                  "' (known: rules, llm)");
+  }
+  std::vector<std::string> llmFailures;
+  std::mutex llmFailuresMutex;
+  std::function<json::Value()> llmUsage;
+  std::string llmDescription;
+#ifdef KF_ENABLE_LLM
+  std::optional<kf::LLMClient> llm;
+  if (llmExperts) {
+    kf::LLMConfig llmConfig;
+    if (!llmConfigPath.empty())
+      if (Error error = llmConfig.loadFile(llmConfigPath))
+        return fail("--llm-config: " + toString(std::move(error)));
+    if (llmProvider.getNumOccurrences()) {
+      std::optional<kf::LLMProvider> provider =
+          kf::parseLLMProvider(llmProvider);
+      if (!provider)
+        return fail("--llm-provider '" + llmProvider +
+                    "' is not openai or anthropic");
+      llmConfig.provider = *provider;
+    }
+    if (llmBaseUrl.getNumOccurrences())
+      llmConfig.baseUrl = llmBaseUrl;
+    if (llmModel.getNumOccurrences())
+      llmConfig.model = llmModel;
+    if (llmTemperature.getNumOccurrences())
+      llmConfig.temperature = llmTemperature;
+    if (llmMaxTokens.getNumOccurrences())
+      llmConfig.maxTokens = llmMaxTokens;
+    if (llmTimeout.getNumOccurrences())
+      llmConfig.timeoutSeconds = llmTimeout;
+    if (llmConcurrency.getNumOccurrences())
+      llmConfig.concurrency = llmConcurrency;
+    if (llmBudgetTokens.getNumOccurrences())
+      llmConfig.budgetTokens = llmBudgetTokens;
+    if (llmBudgetUsd.getNumOccurrences())
+      llmConfig.budgetDollars = llmBudgetUsd;
+    llmConfig.cacheDir =
+        llmCacheDir.empty() ? outputPath("llm-cache") : llmCacheDir.getValue();
+    llmConfig.replay = llmReplay;
+    if (Error error = llmConfig.validate())
+      return fail(toString(std::move(error)));
+    llm.emplace(llmConfig);
+    llmDescription =
+        formatv("{0} {1} at {2}{3}",
+                llmConfig.provider == kf::LLMProvider::Anthropic ? "anthropic"
+                                                                 : "openai",
+                llmConfig.model, llm->endpoint(),
+                llmReplay ? " (replayed from the cache)" : "")
+            .str();
+    llmUsage = [&] { return llm->usage().toJSON(); };
+  }
+#else
+  if (llmExperts)
+    return fail("this kf-evolve was built without LLM experts "
+                "(KF_ENABLE_LLM=OFF, as in the portable build); use a "
+                "development build");
+#endif
+  std::string problemText;
+  if (llmExperts) {
+    auto file = MemoryBuffer::getFile(problemPath);
+    if (file)
+      problemText = (*file)->getBuffer().str();
+  }
+#ifdef KF_ENABLE_LLM
+  if (llmExperts)
+    callbacks.scriptExperts = [&](ArrayRef<kf::ScriptRequest> requests,
+                                  const kf::SearchResult &sofar) {
+      std::vector<std::optional<kf::ScriptProposal>> answers(requests.size());
+      // The prompts are built here, in order; only the requests run in
+      // parallel.
+      std::vector<std::pair<std::string, std::string>> prompts;
+      const kf::SearchCandidate &first = sofar.candidates[sofar.defaultIndex];
+      for (const kf::ScriptRequest &request : requests) {
+        kf::LLMPromptInput input;
+        input.focus = request.focus;
+        input.repair = request.repair;
+        input.problem = problemText;
+        if (first.outcome.status == "correct")
+          input.defaultSeconds = first.outcome.seconds;
+        std::vector<std::string> triggers = first.outcome.triggers;
+        if (request.parent) {
+          const kf::SearchCandidate &parent = sofar.candidates[*request.parent];
+          input.parentKind = parent.kind;
+          input.parentText = parent.script;
+          input.parentStatus = parent.outcome.status;
+          input.parentSeconds = parent.outcome.seconds;
+          input.parentTriggers = parent.outcome.triggers;
+          input.parentError = parent.outcome.error;
+          triggers = parent.outcome.triggers;
+        }
+        input.experiences = snapshot->weights.describe(triggers, 6);
+        for (auto it = sofar.candidates.rbegin();
+             it != sofar.candidates.rend() && input.nearby.size() < 5; ++it)
+          if (it->island == request.island)
+            input.nearby.push_back(
+                formatv(
+                    "#{0} {1}: {2} -> {3}{4}", it->id, it->expert,
+                    it->change.empty() ? "(as seeded)" : it->change,
+                    it->outcome.status,
+                    it->outcome.status == "correct"
+                        ? formatv(" {0:F4} ms", it->outcome.seconds * 1e3).str()
+                        : "")
+                    .str());
+        prompts.push_back(kf::buildLLMPrompts(input));
+      }
+      std::atomic<size_t> next{0};
+      auto work = [&] {
+        for (size_t i; (i = next++) < requests.size();) {
+          std::string expert =
+              kf::llmExpertName(requests[i].focus, requests[i].repair);
+          Expected<kf::LLMAnswer> answer =
+              llm->complete(prompts[i].first, prompts[i].second);
+          Expected<kf::ParsedLLMAnswer> parsed =
+              answer ? kf::parseLLMAnswer(answer->text)
+                     : Expected<kf::ParsedLLMAnswer>(answer.takeError());
+          if (!parsed) {
+            std::lock_guard<std::mutex> lock(llmFailuresMutex);
+            llmFailures.push_back(expert + " (island " +
+                                  std::to_string(requests[i].island) +
+                                  "): " + toString(parsed.takeError()));
+            continue;
+          }
+          answers[i] = kf::ScriptProposal{parsed->kind, std::move(parsed->text),
+                                          parsed->summary, expert};
+        }
+      };
+      std::vector<std::thread> threads;
+      unsigned parallel =
+          std::min<size_t>(llm->getConfig().concurrency, requests.size());
+      for (unsigned t = 1; t < parallel; ++t)
+        threads.emplace_back(work);
+      work();
+      for (std::thread &thread : threads)
+        thread.join();
+      return answers;
+    };
+#endif
+
   kf::SearchOptions options;
   options.seed = seed;
   options.islands = islandCount;
   options.budgetEvals = budgetEvals;
   options.budgetSeconds = budgetTime;
   options.targetSpeedup = targetSpeedup;
-  options.seeds = seeds;
+  options.seeds =
+      ruleExperts ? seeds : std::vector<std::pair<std::string, kf::Schedule>>();
+  options.ruleExperts = ruleExperts;
+  options.repairRounds = llmRepairRounds;
   auto started = std::chrono::steady_clock::now();
   // On a terminal one progress line is redrawn; elsewhere (logs, CI) each
   // evaluation gets its own line.
@@ -1074,7 +1321,8 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
           kf::stringifyMutationAction(*candidate.action), improved,
           improved ? parent.seconds / candidate.outcome.seconds : 0);
     }
-    if (!error && result.bestIndex && recordedBest != result.bestIndex) {
+    if (!error && result.bestIndex && recordedBest != result.bestIndex &&
+        result.candidates[*result.bestIndex].hasGenome) {
       recordedBest = result.bestIndex;
       const kf::SearchCandidate &best = result.candidates[*result.bestIndex];
       const kf::Outcome &first = result.candidates[result.defaultIndex].outcome;
@@ -1111,6 +1359,18 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
         formatv("[{0}/{1}] {2:F1} evals/s", result.candidates.size(),
                 budgetEvals, result.candidates.size() / std::max(elapsed, 1e-3))
             .str();
+    // What the LLM experts have cost so far.
+    if (llmUsage) {
+      json::Value usage = llmUsage();
+      const json::Object *u = usage.getAsObject();
+      rate += formatv("  llm {0} req, {1} tok, ${2:F3}",
+                      u->getInteger("requests").value_or(0) +
+                          u->getInteger("cached_answers").value_or(0),
+                      u->getInteger("input_tokens").value_or(0) +
+                          u->getInteger("output_tokens").value_or(0),
+                      u->getNumber("dollars").value_or(0))
+                  .str();
+    }
     if (live) {
       // Each island's best, on one redrawn line.
       std::vector<double> islandBest(std::max(1u, islandCount.getValue()), 0);
@@ -1150,13 +1410,39 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
 
   const kf::SearchCandidate &best = result.candidates[*result.bestIndex];
   const kf::SearchCandidate &first = result.candidates[result.defaultIndex];
-  FailureOr<kf::CompiledCandidate> bestCompiled = kf::compileCandidate(
-      *loaded->module, problemName, StringRef(best.script), compileOptions());
+  // A schedule for the problem, or a rewritten kernel.
+  auto compileBest = [&](const kf::SearchCandidate &candidate)
+      -> FailureOr<kf::CompiledCandidate> {
+    if (candidate.kind == kf::CandidateKind::Schedule)
+      return kf::compileCandidate(*loaded->module, problemName,
+                                  StringRef(candidate.script),
+                                  compileOptions());
+    OwningOpRef<ModuleOp> kernel =
+        parseSourceString<ModuleOp>(candidate.script, ParserConfig(&context));
+    if (!kernel)
+      return failure();
+    return kf::compileKernelCandidate(*loaded->module, problemName, *kernel,
+                                      compileOptions());
+  };
+  auto describeBest = [](const kf::SearchCandidate &candidate) {
+    if (candidate.hasGenome)
+      return kf::describeGenome(candidate.genome);
+    return candidate.expert + " " +
+           kf::stringifyCandidateKind(candidate.kind).str() + ": " +
+           candidate.change;
+  };
+  std::string bestFile = best.kind == kf::CandidateKind::Schedule
+                             ? "best.schedule.mlir"
+                             : "best.kernel.mlir";
+  FailureOr<kf::CompiledCandidate> bestCompiled = compileBest(best);
   if (failed(bestCompiled))
     return fail("the best candidate no longer compiles");
   json::Array candidates;
   for (const kf::SearchCandidate &candidate : result.candidates)
     candidates.push_back(kf::toJSON(candidate));
+  json::Value bestSchedule = nullptr;
+  if (best.hasGenome)
+    bestSchedule = kf::toJSON(best.genome);
   json::Object summary{
       {"problem", loaded->problem.getSymName()},
       {"evaluator", evaluatorName},
@@ -1165,10 +1451,12 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
       {"stop_reason", result.stopReason},
       {"duplicates_skipped", result.duplicatesSkipped},
       {"best", json::Object{{"id", best.id},
-                            {"genome", kf::describeGenome(best.genome)},
-                            {"schedule", kf::toJSON(best.genome)},
+                            {"expert", best.expert},
+                            {"kind", kf::stringifyCandidateKind(best.kind)},
+                            {"genome", describeBest(best)},
+                            {"schedule", bestSchedule},
                             {"seconds", best.outcome.seconds},
-                            {"schedule_file", "best.schedule.mlir"}}},
+                            {"schedule_file", bestFile}}},
       {"default_status", first.outcome.status},
       {"default_seconds", first.outcome.seconds},
       {"speedup_over_default",
@@ -1195,18 +1483,35 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   if (succeeded(defaultCompiled))
     report.defaultDiagnosis = summarizeDiagnosis(*defaultCompiled);
   report.seedNotes = snapshot->notes;
-  if (!write("best.schedule.mlir", best.script) ||
+  report.llmDescription = llmDescription;
+  if (llmUsage)
+    report.llmUsage = llmUsage();
+  report.llmFailures = llmFailures;
+  if (!write(bestFile, best.script) ||
       !write("best.ptx", kf::collectKernelImages(*bestCompiled->lowered)) ||
       !write("result.json", json) ||
       !write("progress.svg", kf::renderProgressSVG(result, islandCount)) ||
       !write("report.md", kf::renderReport(report)))
     return 1;
-  outs() << formatv(
-      "best: candidate {0} ({1}), {2:F3} ms{3}; {4} "
-      "evaluations; written to {5}\n",
-      best.id, kf::describeGenome(best.genome), best.outcome.seconds * 1e3,
-      evaluatorName.rfind("cost-model", 0) == 0 ? " predicted" : "",
-      result.candidates.size(), outputDir);
+  if (llmExperts) {
+    // What the LLM experts cost and why proposals failed; not in
+    // result.json, so that a replayed run's result stays identical.
+    std::string text;
+    raw_string_ostream(text)
+        << formatv("{0:2}", json::Value(json::Object{
+                                {"endpoint", llmDescription},
+                                {"usage", report.llmUsage},
+                                {"failures", json::Array(llmFailures)}}))
+        << "\n";
+    if (!write("llm.json", text))
+      return 1;
+  }
+  outs() << formatv("best: candidate {0} ({1}), {2:F3} ms{3}; {4} "
+                    "evaluations; written to {5}\n",
+                    best.id, describeBest(best), best.outcome.seconds * 1e3,
+                    evaluatorName.rfind("cost-model", 0) == 0 ? " predicted"
+                                                              : "",
+                    result.candidates.size(), outputDir);
   return 0;
 }
 

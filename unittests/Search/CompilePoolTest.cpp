@@ -28,14 +28,16 @@ TEST(CompilePool, CompilesEveryScriptAndReportsEachOnce) {
             "\"predicted_seconds\":%d,\"triggers\":[\"memory-bound\"]}\\n' "
             "${#line}; done"),
       2, 10s);
-  std::vector<std::string> scripts = {"a", "bb", "ccc", "dddd", "eeeee"};
+  std::vector<CandidateSource> scripts;
+  for (const char *text : {"a", "bb", "ccc", "dddd", "eeeee"})
+    scripts.push_back({CandidateKind::Schedule, text});
   std::set<size_t> seen;
   pool.compile(scripts, [&](size_t index, CompileReply reply) {
     EXPECT_TRUE(seen.insert(index).second);
     EXPECT_EQ(reply.status, "compiled");
     EXPECT_EQ(reply.triggers, std::vector<std::string>{"memory-bound"});
-    // {"script":"..."} is 13 characters plus the script.
-    EXPECT_EQ(reply.predictedSeconds, 13.0 + scripts[index].size());
+    // {"kind":"schedule","text":"..."} is 29 characters plus the text.
+    EXPECT_EQ(reply.predictedSeconds, 29.0 + scripts[index].text.size());
   });
   EXPECT_EQ(seen.size(), scripts.size());
   EXPECT_EQ(pool.starts(), 2u); // the workers are reused
@@ -48,12 +50,16 @@ TEST(CompilePool, ACrashCostsOneCandidateAndAWorker) {
             "kill -SEGV $$;; esac; echo '{\"status\":\"compiled\"}'; done"),
       1, 10s);
   std::vector<std::string> statuses(3);
-  pool.compile({"fine", "boom", "fine again"}, [&](size_t index,
-                                                   CompileReply reply) {
-    statuses[index] = reply.status;
-    if (index == 1)
-      EXPECT_NE(reply.error.find("dying"), std::string::npos) << reply.error;
-  });
+  pool.compile({{CandidateKind::Schedule, "fine"},
+                {CandidateKind::Schedule, "boom"},
+                {CandidateKind::Kernel, "fine again"}},
+               [&](size_t index, CompileReply reply) {
+                 statuses[index] = reply.status;
+                 if (index == 1) {
+                   EXPECT_NE(reply.error.find("dying"), std::string::npos)
+                       << reply.error;
+                 }
+               });
   EXPECT_EQ(statuses, (std::vector<std::string>{"compiled", "compile-crash",
                                                 "compiled"}));
   EXPECT_EQ(pool.starts(), 2u); // restarted after the crash
@@ -63,7 +69,7 @@ TEST(CompilePool, ACompileOverTheLimitTimesOut) {
   CompilePool pool(shell("while read -r line; do sleep 30; done"), 1, 200ms);
   auto started = std::chrono::steady_clock::now();
   std::string status;
-  pool.compile({"slow"},
+  pool.compile({{CandidateKind::Schedule, "slow"}},
                [&](size_t, CompileReply reply) { status = reply.status; });
   EXPECT_EQ(status, "compile-timeout");
   EXPECT_LT(std::chrono::steady_clock::now() - started, 10s);
@@ -72,7 +78,7 @@ TEST(CompilePool, ACompileOverTheLimitTimesOut) {
 TEST(CompilePool, AWorkerThatCannotStartIsACrashNotAnAbort) {
   CompilePool pool({"/nonexistent/kf-evolve", "compile-worker"}, 1, 1s);
   std::string status;
-  pool.compile({"x"},
+  pool.compile({{CandidateKind::Schedule, "x"}},
                [&](size_t, CompileReply reply) { status = reply.status; });
   EXPECT_EQ(status, "compile-crash");
 }

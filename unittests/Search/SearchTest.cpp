@@ -76,10 +76,10 @@ SearchResult runSynthetic(uint64_t seed, unsigned budget,
     byScript[text] = genome;
     return text;
   };
-  EvaluateFn evaluate = [&](llvm::ArrayRef<std::string> scripts) {
+  EvaluateFn evaluate = [&](llvm::ArrayRef<CandidateSource> candidates) {
     std::vector<Outcome> outcomes;
-    for (const std::string &script : scripts)
-      outcomes.push_back(syntheticTime(byScript.at(script)));
+    for (const CandidateSource &candidate : candidates)
+      outcomes.push_back(syntheticTime(byScript.at(candidate.text)));
     return outcomes;
   };
   SearchOptions options;
@@ -175,10 +175,10 @@ TEST(Search, SeedsAreEvaluatedRightAfterTheDefault) {
     byScript[text] = genome;
     return text;
   };
-  EvaluateFn evaluate = [&](llvm::ArrayRef<std::string> scripts) {
+  EvaluateFn evaluate = [&](llvm::ArrayRef<CandidateSource> candidates) {
     std::vector<Outcome> outcomes;
-    for (const std::string &script : scripts)
-      outcomes.push_back(syntheticTime(byScript.at(script)));
+    for (const CandidateSource &candidate : candidates)
+      outcomes.push_back(syntheticTime(byScript.at(candidate.text)));
     return outcomes;
   };
   Schedule seeded = defaultGenome();

@@ -13,6 +13,7 @@
 #ifndef KF_SEARCH_COMPILEPOOL_H
 #define KF_SEARCH_COMPILEPOOL_H
 
+#include "kf/Search/Search.h"
 #include "kf/Support/Subprocess.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -48,16 +49,17 @@ struct CompileReply {
 class CompilePool {
 public:
   /// `command` starts a worker that reads one JSON request per line
-  /// ({"script": ...}) and answers one CompileReply per line. `jobs`
+  /// ({"kind": "schedule" | "kernel", "text": ...}) and answers one
+  /// CompileReply per line. `jobs`
   /// workers compile at once; each compile may take `timeout`.
   CompilePool(std::vector<std::string> command, unsigned jobs,
               std::chrono::milliseconds timeout);
   ~CompilePool();
 
-  /// Compiles `scripts` in parallel. `onCompiled(index, reply)` runs on the
-  /// calling thread as each completes (in completion order), so the caller
-  /// can measure one candidate while the others compile.
-  void compile(llvm::ArrayRef<std::string> scripts,
+  /// Compiles `candidates` in parallel. `onCompiled(index, reply)` runs on
+  /// the calling thread as each completes (in completion order), so the
+  /// caller can measure one candidate while the others compile.
+  void compile(llvm::ArrayRef<CandidateSource> candidates,
                llvm::function_ref<void(size_t, CompileReply)> onCompiled);
 
   unsigned jobs() const { return workers.size(); }
@@ -67,7 +69,7 @@ public:
 
 private:
   /// Compiles one script on worker `slot`, restarting it when needed.
-  CompileReply compileOn(unsigned slot, const std::string &script);
+  CompileReply compileOn(unsigned slot, const CandidateSource &candidate);
 
   std::vector<std::string> command;
   std::chrono::milliseconds timeout;

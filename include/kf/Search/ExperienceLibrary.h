@@ -144,6 +144,12 @@ public:
   double weight(llvm::ArrayRef<std::string> triggers,
                 llvm::StringRef action) const;
 
+  /// What the library knows for these triggers, in words, most promising
+  /// first (at most `limit` lines), e.g. "after latency-bound,
+  /// split-reduction helped in 67% of tries": what LLM experts are told.
+  std::vector<std::string> describe(llvm::ArrayRef<std::string> triggers,
+                                    unsigned limit) const;
+
   llvm::json::Value toJSON() const;
   static std::optional<ActionWeights> fromJSON(const llvm::json::Value &);
 

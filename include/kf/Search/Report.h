@@ -34,6 +34,11 @@ struct ReportInput {
   DiagnosisSummary defaultDiagnosis, bestDiagnosis;
   /// Where the seeds came from (e.g. "library: relu (similarity 0.83)").
   std::vector<std::string> seedNotes;
+  /// LLM experts, when they took part: the endpoint in words, what was
+  /// spent (LLMUsage JSON), and every failed proposal with its reason.
+  std::string llmDescription;
+  llvm::json::Value llmUsage = nullptr;
+  std::vector<std::string> llmFailures;
 };
 
 /// Best time so far of every island over evaluations, as an SVG line plot

@@ -101,6 +101,18 @@ expertSeeds(const Schedule &defaultSchedule, const RestructureFn &restructure);
 std::optional<Schedule> adaptGenome(const Schedule &genome,
                                     const RestructureFn &restructure);
 
+/// What a candidate's text is: a transform script for the problem's
+/// reference, or a rewritten kernel (a module whose host function launches
+/// kernels; see kf::compileKernelCandidate).
+enum class CandidateKind { Schedule, Kernel };
+llvm::StringRef stringifyCandidateKind(CandidateKind kind);
+
+/// A candidate as the evaluator sees it.
+struct CandidateSource {
+  CandidateKind kind = CandidateKind::Schedule;
+  std::string text;
+};
+
 /// The outcome of evaluating one candidate.
 struct Outcome {
   /// "correct" (measured or predicted time valid), or why not: a compile
@@ -111,6 +123,8 @@ struct Outcome {
   /// the kinds of its findings (docs/diagnosis.md), sorted and unique. What
   /// the experience library's statistics are keyed by.
   std::vector<std::string> triggers;
+  /// Why it failed: the first error of its compile (or evaluation).
+  std::string error;
 };
 
 struct SearchOptions {
@@ -128,6 +142,13 @@ struct SearchOptions {
   /// Migrate each island's best to the next island every this many
   /// evaluations.
   unsigned migrationInterval = 8;
+  /// Whether the rule-based experts propose (each round, one proposal per
+  /// island); script experts (SearchCallbacks::scriptExperts) propose
+  /// besides or instead of them.
+  bool ruleExperts = true;
+  /// How many times a script expert's candidate that failed to compile is
+  /// sent back to it with the error (a repair round) before it is dropped.
+  unsigned repairRounds = 1;
   /// Genomes evaluated right after the default schedule, in this order
   /// (expert seeds, the best schedules of similar problems), named by where
   /// they come from.
@@ -138,12 +159,20 @@ struct SearchCandidate {
   unsigned id = 0;
   unsigned island = 0;
   std::optional<unsigned> parent;
-  /// "default", "seed:<name>", or the island's expert focus.
+  /// "default", "seed:<name>", the island's expert focus, or a script
+  /// expert's name (e.g. "llm:memory", "llm:repair").
   std::string expert;
   std::optional<MutationAction> action;
   std::string change;
+  /// Rule-based candidates have a genome; a script expert's do not (they
+  /// are text only, and rule experts never mutate them).
+  bool hasGenome = true;
   Schedule genome;
+  CandidateKind kind = CandidateKind::Schedule;
+  /// The transform script or kernel module.
   std::string script;
+  /// Repair rounds that led to this candidate (0: a first proposal).
+  unsigned repairDepth = 0;
   Outcome outcome;
 };
 
@@ -161,11 +190,38 @@ struct SearchResult {
 /// fit the reference: the error is reported through the callback's own
 /// diagnostics).
 using RenderFn = std::function<std::optional<std::string>(const Schedule &)>;
-/// Compiles and evaluates rendered scripts, one outcome per script in the
-/// same order. A batch holds one proposal per island (or the seeds), so an
+/// Compiles and evaluates candidates, one outcome per candidate in the same
+/// order. A batch holds one round's proposals (or the seeds), so an
 /// evaluator can compile its members in parallel while it measures others.
-using EvaluateFn =
-    std::function<std::vector<Outcome>(llvm::ArrayRef<std::string> scripts)>;
+using EvaluateFn = std::function<std::vector<Outcome>(
+    llvm::ArrayRef<CandidateSource> candidates)>;
+
+/// What a script expert (an LLM) is asked for: a new candidate for
+/// `island`, starting from `parent` (an index into the result's
+/// candidates; none: the problem only), or, with `repair`, a fixed version
+/// of `parent`, which failed.
+struct ScriptRequest {
+  unsigned island = 0;
+  ExpertFocus focus = ExpertFocus::Memory;
+  std::optional<unsigned> parent;
+  bool repair = false;
+};
+
+/// A script expert's answer.
+struct ScriptProposal {
+  CandidateKind kind = CandidateKind::Schedule;
+  std::string text;
+  /// What it changed, in the expert's words (one line).
+  std::string change;
+  /// e.g. "llm:memory".
+  std::string expert;
+};
+
+/// Answers a round's requests, one entry per request (std::nullopt: no
+/// usable answer; the expert keeps its own record of why). May ask
+/// concurrently.
+using ScriptExpertFn = std::function<std::vector<std::optional<ScriptProposal>>(
+    llvm::ArrayRef<ScriptRequest> requests, const SearchResult &sofar)>;
 /// Called after every evaluation (progress reporting, learning).
 using ProgressFn =
     std::function<void(const SearchCandidate &, const SearchResult &)>;
@@ -182,6 +238,9 @@ struct SearchCallbacks {
   ActionWeightFn weight;
   /// Optional.
   ProgressFn progress;
+  /// Optional: experts that propose text (LLMs), besides or instead of the
+  /// rule-based ones (SearchOptions::ruleExperts).
+  ScriptExpertFn scriptExperts;
 };
 
 /// Runs the search from `defaultSchedule` (evaluated first, then the

@@ -1,0 +1,128 @@
+//===- LLMExpertTest.cpp - LLM prompts, answers and request bodies --------===//
+
+#include "kf/Search/LLMExpert.h"
+#ifdef KF_ENABLE_LLM
+#include "kf/Search/LLMClient.h"
+#endif
+
+#include "gtest/gtest.h"
+
+using namespace kf;
+
+namespace {
+
+const char *kScript = "module attributes {transform.with_named_sequence} {\n"
+                      "  transform.named_sequence @__transform_main(%root: "
+                      "!transform.any_op {transform.consumed}) {\n"
+                      "    transform.yield\n  }\n}\n";
+
+TEST(ParseLLMAnswer, TakesTheFirstMLIRBlockAndTheProseBeforeIt) {
+  std::string answer = "Vectorize the loads.\nMore words.\n\n```python\n"
+                       "print('not this')\n```\nThen:\n```mlir\n" +
+                       std::string(kScript) + "```\n";
+  llvm::Expected<ParsedLLMAnswer> parsed = parseLLMAnswer(answer);
+  ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
+  EXPECT_EQ(parsed->kind, CandidateKind::Schedule);
+  EXPECT_EQ(parsed->text, kScript);
+  EXPECT_EQ(parsed->summary, "Vectorize the loads.");
+}
+
+TEST(ParseLLMAnswer, AcceptsCRLFUntaggedAndUnclosedFences) {
+  llvm::Expected<ParsedLLMAnswer> crlf =
+      parseLLMAnswer("Kernel:\r\n```\r\nmodule {\r\n  func.func @f() "
+                     "{ return }\r\n}\r\n```\r\n");
+  ASSERT_TRUE(bool(crlf)) << llvm::toString(crlf.takeError());
+  EXPECT_EQ(crlf->kind, CandidateKind::Kernel);
+  EXPECT_EQ(crlf->text.find('\r'), std::string::npos);
+
+  // A model cut off by its token limit: the block runs to the end.
+  llvm::Expected<ParsedLLMAnswer> cut =
+      parseLLMAnswer(std::string("```mlir\n") + kScript);
+  ASSERT_TRUE(bool(cut)) << llvm::toString(cut.takeError());
+  EXPECT_EQ(cut->summary, "(no explanation)");
+}
+
+TEST(ParseLLMAnswer, SaysWhyThereIsNoCandidate) {
+  llvm::Expected<ParsedLLMAnswer> prose =
+      parseLLMAnswer("I would vectorize the loads.");
+  ASSERT_FALSE(bool(prose));
+  EXPECT_EQ(llvm::toString(prose.takeError()),
+            "the answer has no code block (28 characters of prose)");
+  llvm::Expected<ParsedLLMAnswer> other =
+      parseLLMAnswer("```cuda\n__global__ void f() {}\n```");
+  ASSERT_FALSE(bool(other));
+  EXPECT_EQ(llvm::toString(other.takeError()),
+            "the answer has no ```mlir block holding a module");
+}
+
+TEST(BuildLLMPrompts, CarryTheRulesTheParentAndTheError) {
+  LLMPromptInput input;
+  input.focus = ExpertFocus::Compute;
+  input.repair = true;
+  input.problem = "kf.problem @relu ...";
+  input.parentKind = CandidateKind::Schedule;
+  input.parentText = kScript;
+  input.parentStatus = "compile-error:transform";
+  input.parentError = "op 'transform.structured.tile_using_forallx' unknown";
+  input.experiences = {"after latency-bound, split-reduction helped in 67% "
+                       "of tries"};
+  input.nearby = {"#3 llm:compute: tiles -> correct 1.0 ms"};
+  auto [system, user] = buildLLMPrompts(input);
+  EXPECT_NE(system.find("repair"), std::string::npos);
+  EXPECT_NE(system.find("Cheating is rejected"), std::string::npos);
+  EXPECT_NE(system.find("```mlir"), std::string::npos);
+  EXPECT_NE(user.find("kf.problem @relu"), std::string::npos);
+  EXPECT_NE(user.find("## Candidate to repair (schedule)"), std::string::npos);
+  EXPECT_NE(user.find(input.parentError), std::string::npos);
+  EXPECT_NE(user.find("split-reduction helped"), std::string::npos);
+  EXPECT_NE(user.find("#3 llm:compute"), std::string::npos);
+  EXPECT_EQ(llmExpertName(ExpertFocus::Compute, true), "llm:repair");
+  EXPECT_EQ(llmExpertName(ExpertFocus::Memory, false), "llm:memory");
+}
+
+#ifdef KF_ENABLE_LLM
+TEST(LLMClient, SpeaksBothWireFormats) {
+  LLMConfig config;
+  config.baseUrl = "http://127.0.0.1:8000/v1/";
+  config.model = "m";
+  LLMClient openai(config);
+  EXPECT_EQ(openai.endpoint(), "http://127.0.0.1:8000/v1/chat/completions");
+  std::string body = openai.requestBody("sys", "user");
+  EXPECT_NE(body.find(R"("role":"system")"), std::string::npos) << body;
+  EXPECT_NE(body.find(R"("model":"m")"), std::string::npos) << body;
+
+  config.provider = LLMProvider::Anthropic;
+  LLMClient anthropic(config);
+  EXPECT_EQ(anthropic.endpoint(), "http://127.0.0.1:8000/v1/messages");
+  body = anthropic.requestBody("sys", "user");
+  EXPECT_NE(body.find(R"("system":"sys")"), std::string::npos) << body;
+  EXPECT_EQ(body.find(R"("role":"system")"), std::string::npos) << body;
+}
+
+TEST(LLMClient, ReplayNeverConnectsAndBudgetsStopRequests) {
+  LLMConfig config;
+  config.baseUrl = "http://127.0.0.1:9/v1"; // nothing listens there
+  config.model = "m";
+  config.replay = true;
+  config.cacheDir = "/nonexistent-kf-cache";
+  LLMClient replaying(config);
+  llvm::Expected<LLMAnswer> answer = replaying.complete("s", "u");
+  ASSERT_FALSE(bool(answer));
+  EXPECT_NE(llvm::toString(answer.takeError()).find("not in the cache"),
+            std::string::npos);
+  EXPECT_EQ(replaying.usage().requests, 0);
+
+  LLMConfig bad;
+  llvm::Error noUrl = bad.validate();
+  EXPECT_TRUE(bool(noUrl)) << "no base URL";
+  llvm::consumeError(std::move(noUrl));
+  bad.baseUrl = "ftp://x";
+  bad.model = "m";
+  llvm::Error error = bad.validate();
+  ASSERT_TRUE(bool(error));
+  EXPECT_NE(llvm::toString(std::move(error)).find("http://"),
+            std::string::npos);
+}
+#endif
+
+} // namespace
