@@ -261,6 +261,28 @@ std::string kf::renderReport(const ReportInput &input) {
           "|\n|---|---|\n";
     for (const auto &[status, count] : failures)
       os << "| " << escape(status) << " | " << count << " |\n";
+    // Why, for the first of them (every one is in result.json).
+    constexpr unsigned kShown = 25;
+    os << "\n| candidate | expert | change | status | reason |\n"
+          "|---|---|---|---|---|\n";
+    unsigned shown = 0, total = 0;
+    for (const SearchCandidate &c : result.candidates) {
+      if (c.outcome.status == "correct")
+        continue;
+      if (++total > kShown)
+        continue;
+      ++shown;
+      std::string reason =
+          llvm::StringRef(c.outcome.error).split('\n').first.str();
+      if (reason.size() > 200)
+        reason = reason.substr(0, 200) + "...";
+      os << "| " << c.id << " | " << escape(c.expert) << " | "
+         << escape(c.change.empty() ? "—" : c.change) << " | "
+         << escape(c.outcome.status) << " | "
+         << escape(reason.empty() ? "—" : reason) << " |\n";
+    }
+    if (total > shown)
+      os << "\n(" << total - shown << " more in result.json.)\n";
   }
   if (!input.llmDescription.empty()) {
     os << "\n## LLM experts\n\n- Endpoint: " << input.llmDescription << "\n";
