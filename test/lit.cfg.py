@@ -11,7 +11,7 @@ from lit.llvm.subst import ToolSubst
 
 config.name = "KF"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir", ".test"]
+config.suffixes = [".mlir", ".test", ".cu"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.kf_obj_root, "test")
 config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py",
@@ -34,6 +34,10 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 # FileCheck variables do not leak across CHECK-LABEL blocks.
 config.substitutions.insert(0, ("FileCheck ", "FileCheck --enable-var-scope "))
+
+# cuda-import: clang and the CUDA headers were found (CUDA input works).
+if config.kf_cuda_import.upper() in ("ON", "1", "TRUE", "YES"):
+    config.available_features.add("cuda-import")
 
 # llm: the tools were built with the LLM experts (libcurl).
 if config.kf_enable_llm.upper() in ("ON", "1", "TRUE", "YES"):

@@ -36,6 +36,7 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/ControlFlow/Transforms/BufferDeallocationOpInterfaceImpl.h"
 #include "mlir/Dialect/ControlFlow/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/Func/Extensions/AllExtensions.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Func/TransformOps/FuncTransformOps.h"
@@ -97,21 +98,25 @@
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMIRToLLVMTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/LLVMIRToNVVMTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 
 void kf::registerAllDialects(DialectRegistry &registry) {
-  registry.insert<kf::KFDialect, affine::AffineDialect, arith::ArithDialect,
-                  bufferization::BufferizationDialect, cf::ControlFlowDialect,
-                  func::FuncDialect, gpu::GPUDialect, index::IndexDialect,
-                  linalg::LinalgDialect, LLVM::LLVMDialect, math::MathDialect,
-                  memref::MemRefDialect, nvgpu::NVGPUDialect, NVVM::NVVMDialect,
-                  scf::SCFDialect, tensor::TensorDialect,
-                  transform::TransformDialect, ub::UBDialect,
-                  vector::VectorDialect>();
+  registry
+      .insert<kf::KFDialect, affine::AffineDialect, arith::ArithDialect,
+              bufferization::BufferizationDialect, cf::ControlFlowDialect,
+              func::FuncDialect, gpu::GPUDialect, index::IndexDialect,
+              linalg::LinalgDialect, LLVM::LLVMDialect, math::MathDialect,
+              memref::MemRefDialect, nvgpu::NVGPUDialect, NVVM::NVVMDialect,
+              scf::SCFDialect, tensor::TensorDialect,
+              transform::TransformDialect, ub::UBDialect, vector::VectorDialect,
+              // Data layouts of LLVM IR imported from CUDA.
+              DLTIDialect>();
 
   // External interface models: bufferization, tiling, value bounds.
   affine::registerValueBoundsOpInterfaceExternalModels(registry);
@@ -182,6 +187,9 @@ void kf::registerAllDialects(DialectRegistry &registry) {
   registerGPUDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
   registerNVVMDialectTranslation(registry);
+  // CUDA input: LLVM IR from clang imported into llvm + nvvm ops.
+  registerLLVMDialectImport(registry);
+  registerNVVMDialectImport(registry);
 }
 
 void kf::registerAllPasses() {

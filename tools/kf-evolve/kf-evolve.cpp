@@ -11,6 +11,7 @@
 #include "kf/Analysis/Bottleneck.h"
 #include "kf/Analysis/ProblemAnalysis.h"
 #include "kf/Dialect/KF/KFOps.h"
+#include "kf/Import/CudaImport.h"
 #include "kf/InitAll.h"
 #include "kf/Pipelines/Compiler.h"
 #include "kf/Pipelines/CpuReference.h"
@@ -62,6 +63,9 @@ static cl::SubCommand checkReferenceCommand(
     "run on the CPU with MLIR's ExecutionEngine, on the same inputs");
 static cl::SubCommand
     workerCommand("worker", "Internal: the isolated GPU measurement process");
+static cl::SubCommand importCommand(
+    "import", "Compile CUDA device code with clang and import it into MLIR: "
+              "a gpu.module of llvm + nvvm kernels (docs/cuda-input.md)");
 static cl::SubCommand searchCommand(
     "search", "Search for a faster verified schedule: islands of rule-based "
               "experts, evaluated on the GPU (or, without one, ranked by the "
@@ -103,11 +107,13 @@ static cl::opt<std::string>
                 cl::sub(compileCommand), cl::sub(evalCommand),
                 cl::sub(searchCommand), cl::sub(checkReferenceCommand),
                 cl::sub(compileWorkerCommand), cl::cat(category));
-static cl::opt<std::string>
-    chip("chip", cl::desc("Target GPU"), cl::init("sm_90"),
-         cl::sub(compileCommand), cl::sub(evalCommand), cl::sub(searchCommand),
-         cl::sub(workerCommand), cl::sub(checkReferenceCommand),
-         cl::sub(compileWorkerCommand), cl::cat(category));
+static cl::opt<std::string> chip("chip", cl::desc("Target GPU"),
+                                 cl::init("sm_90"), cl::sub(compileCommand),
+                                 cl::sub(evalCommand), cl::sub(searchCommand),
+                                 cl::sub(workerCommand),
+                                 cl::sub(checkReferenceCommand),
+                                 cl::sub(compileWorkerCommand),
+                                 cl::sub(importCommand), cl::cat(category));
 static cl::opt<std::string>
     binaryFormat("format", cl::desc("isa (PTX) or bin (cubin, needs ptxas)"),
                  cl::init("isa"), cl::sub(compileCommand), cl::sub(evalCommand),
@@ -313,6 +319,23 @@ static cl::opt<unsigned> llmRepairRounds(
     cl::desc("Times an LLM candidate that fails to compile goes back to the "
              "LLM with the error"),
     cl::init(1), cl::sub(searchCommand), cl::cat(category));
+static cl::opt<std::string> cudaSource(cl::Positional, cl::desc("<kernel.cu>"),
+                                       cl::sub(importCommand),
+                                       cl::cat(category));
+static cl::list<std::string> pointerRoles(
+    "roles",
+    cl::desc("Roles of each kernel's pointer parameters in order (input, "
+             "output, scratch), recorded as kf.role for the cheat checks"),
+    cl::CommaSeparated, cl::sub(importCommand), cl::cat(category));
+static cl::opt<bool> untrustedCuda(
+    "untrusted",
+    cl::desc("Treat the source as a candidate: only CUDA's own headers may "
+             "be included, and inline PTX is refused"),
+    cl::init(false), cl::sub(importCommand), cl::cat(category));
+static cl::opt<std::string> importOutput("o", cl::desc("Output file"),
+                                         cl::value_desc("file"), cl::init("-"),
+                                         cl::sub(importCommand),
+                                         cl::cat(category));
 static cl::opt<bool>
     emitLowered("emit-lowered",
                 cl::desc("Internal: include the lowered module in each reply"),
@@ -1515,6 +1538,34 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   return 0;
 }
 
+/// kf-evolve import: CUDA device code as a gpu.module of llvm + nvvm ops.
+int runImportCommand(MLIRContext &context) {
+  kf::CudaImportOptions options;
+  options.chip = chip;
+  options.untrusted = untrustedCuda;
+  for (const std::string &role : pointerRoles) {
+    if (role != "input" && role != "output" && role != "scratch")
+      return fail("--roles: '" + role +
+                  "' is not a role (input, output or scratch)");
+    options.pointerRoles.push_back(role);
+  }
+  Expected<OwningOpRef<ModuleOp>> imported =
+      kf::importCuda(cudaSource, &context, options);
+  if (!imported)
+    return fail(toString(imported.takeError()));
+  std::string error;
+  auto output = openOutputFile(importOutput, &error);
+  if (!output)
+    return fail(error);
+  // With locations: findings on the imported module then point at the
+  // CUDA source lines.
+  (*imported)->print(output->os(), OpPrintingFlags().enableDebugInfo(
+                                       /*enable=*/true, /*prettyForm=*/false));
+  output->os() << "\n";
+  output->keep();
+  return 0;
+}
+
 /// kf-evolve library: the experience library as JSON, after an integrity
 /// check.
 int runLibraryCommand() {
@@ -1589,6 +1640,9 @@ int main(int argc, char **argv) {
     return runWorkerCommand(context);
   if (libraryCommand)
     return runLibraryCommand();
+  if (importCommand)
+    return cudaSource.empty() ? fail("import needs a .cu file")
+                              : runImportCommand(context);
   if (compileWorkerCommand)
     return problemPath.empty() ? fail("compile-worker needs a problem file")
                                : runCompileWorkerCommand(context);

@@ -1,0 +1,59 @@
+//===- CudaImport.h - CUDA device code into MLIR -----------------*- C++
+//-*-===//
+//
+// CUDA input meets MLIR input at the common level: a gpu.module of llvm +
+// nvvm kernels. Device code is compiled by clang (-x cuda
+// --cuda-device-only) to LLVM IR, which MLIR's LLVM IR importer turns into
+// llvm and nvvm ops; the importer wraps them in a gpu.module with an NVVM
+// target, so kf-diagnose, kf-detect-cheats and the PTX pipeline run on it
+// unchanged.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KF_IMPORT_CUDAIMPORT_H
+#define KF_IMPORT_CUDAIMPORT_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace kf {
+
+struct CudaImportOptions {
+  /// The clang driver (default: the clang++-22 found at configure time,
+  /// else on PATH; $KF_CLANG overrides).
+  std::string clang;
+  /// The CUDA toolkit (default: the one found at configure time, else
+  /// /usr/local/cuda; $CUDA_HOME overrides).
+  std::string cudaPath;
+  std::string chip = "sm_90";
+  /// Roles of each kernel's pointer parameters, in order ("input",
+  /// "output", "scratch"), written as kf.role argument attributes for the
+  /// cheat checks; empty: none.
+  std::vector<std::string> pointerRoles;
+  /// Device code from an untrusted source (a candidate): only CUDA's own
+  /// headers may be included and inline PTX (asm) is refused.
+  bool untrusted = false;
+  /// Seconds clang may take.
+  unsigned timeoutSeconds = 120;
+};
+
+/// Compiles and imports `sourcePath`. On failure the error holds what went
+/// wrong: the compiler's own diagnostics for code that does not compile, a
+/// located reason for refused code.
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+importCuda(llvm::StringRef sourcePath, mlir::MLIRContext *context,
+           const CudaImportOptions &options);
+
+/// Checks untrusted CUDA source text (see CudaImportOptions::untrusted):
+/// returns the reasons it is refused, "file:line: ..." each.
+std::vector<std::string> checkUntrustedCuda(llvm::StringRef source,
+                                            llvm::StringRef name);
+
+} // namespace kf
+
+#endif // KF_IMPORT_CUDAIMPORT_H

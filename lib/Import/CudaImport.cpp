@@ -1,0 +1,226 @@
+//===- CudaImport.cpp - CUDA device code into MLIR ------------------------===//
+
+#include "kf/Import/CudaImport.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Target/LLVMIR/Import.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IRReader/IRReader.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/SourceMgr.h"
+
+using namespace mlir;
+
+namespace {
+
+llvm::Error importError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
+}
+
+/// A temporary file removed when it goes out of scope.
+struct TemporaryFile {
+  llvm::SmallString<128> path;
+  ~TemporaryFile() {
+    if (!path.empty())
+      llvm::sys::fs::remove(path);
+  }
+};
+
+std::string defaultClang() {
+  if (std::optional<std::string> clang = llvm::sys::Process::GetEnv("KF_CLANG"))
+    return *clang;
+#ifdef KF_CLANG_EXECUTABLE
+  if (llvm::sys::fs::can_execute(KF_CLANG_EXECUTABLE))
+    return KF_CLANG_EXECUTABLE;
+#endif
+  for (const char *name : {"clang++-22", "clang++"})
+    if (llvm::ErrorOr<std::string> found = llvm::sys::findProgramByName(name))
+      return *found;
+  return "";
+}
+
+std::string defaultCudaPath() {
+  if (std::optional<std::string> home = llvm::sys::Process::GetEnv("CUDA_HOME"))
+    return *home;
+#ifdef KF_CUDA_PATH
+  return KF_CUDA_PATH;
+#else
+  return "/usr/local/cuda";
+#endif
+}
+
+} // namespace
+
+std::vector<std::string> kf::checkUntrustedCuda(llvm::StringRef source,
+                                                llvm::StringRef name) {
+  // The CUDA headers a kernel may need; anything else could pull in host
+  // code or code kf has not seen.
+  static const char *const allowed[] = {
+      "cuda_runtime.h",  "cuda.h", "cuda_fp16.h",        "cuda_bf16.h",
+      "math.h",          "cmath",  "stdint.h",           "cstdint",
+      "float.h",         "cfloat", "device_functions.h", "cooperative_groups.h",
+      "cuda/std/cstdint"};
+  std::vector<std::string> reasons;
+  llvm::SmallVector<llvm::StringRef> lines;
+  source.split(lines, '\n');
+  for (auto [index, rawLine] : llvm::enumerate(lines)) {
+    llvm::StringRef line = rawLine.trim();
+    unsigned number = index + 1;
+    if (line.consume_front("#")) {
+      line = line.ltrim();
+      if (line.consume_front("include")) {
+        llvm::StringRef header = line.trim().drop_front().drop_back();
+        if (!llvm::is_contained(allowed, header.str()))
+          reasons.push_back(llvm::formatv("{0}:{1}: #include {2}: only CUDA's "
+                                          "own headers may be included",
+                                          name, number, line.trim())
+                                .str());
+      }
+      continue;
+    }
+    // Inline PTX bypasses every analysis kf makes on IR.
+    for (llvm::StringRef keyword : {"asm(", "asm (", "asm volatile"})
+      if (line.contains(keyword)) {
+        reasons.push_back(
+            llvm::formatv("{0}:{1}: inline PTX ({2}) is not accepted from "
+                          "candidates",
+                          name, number, keyword.rtrim("( "))
+                .str());
+        break;
+      }
+  }
+  return reasons;
+}
+
+llvm::Expected<OwningOpRef<ModuleOp>>
+kf::importCuda(llvm::StringRef sourcePath, MLIRContext *context,
+               const CudaImportOptions &options) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> source =
+      llvm::MemoryBuffer::getFile(sourcePath);
+  if (!source)
+    return importError("cannot read " + sourcePath + ": " +
+                       source.getError().message());
+  if (options.untrusted) {
+    std::vector<std::string> reasons =
+        checkUntrustedCuda((*source)->getBuffer(), sourcePath);
+    if (!reasons.empty())
+      return importError("refused: " + llvm::join(reasons, "\nrefused: "));
+  }
+  std::string clang = options.clang.empty() ? defaultClang() : options.clang;
+  if (clang.empty())
+    return importError("no clang++ found to compile CUDA (install clang-22, or "
+                       "set $KF_CLANG)");
+  std::string cudaPath =
+      options.cudaPath.empty() ? defaultCudaPath() : options.cudaPath;
+
+  TemporaryFile ir, diagnostics;
+  if (std::error_code error =
+          llvm::sys::fs::createTemporaryFile("kf-cuda", "ll", ir.path))
+    return importError("cannot create a temporary file: " + error.message());
+  if (std::error_code error = llvm::sys::fs::createTemporaryFile(
+          "kf-cuda", "stderr", diagnostics.path))
+    return importError("cannot create a temporary file: " + error.message());
+  std::vector<std::string> arguments = {
+      clang, "-x", "cuda", "--cuda-device-only",
+      "--cuda-gpu-arch=" + options.chip, "--cuda-path=" + cudaPath,
+      // CUDA 13 is newer than clang 22 knows; it works (design.md).
+      "-Wno-unknown-cuda-version", "-O3",
+      // Line tables only: the imported ops then carry .cu locations, so
+      // findings point at the CUDA source.
+      "-gline-tables-only", "-S", "-emit-llvm", "-o", std::string(ir.path),
+      sourcePath.str()};
+  llvm::SmallVector<llvm::StringRef> argv(arguments.begin(), arguments.end());
+  std::optional<llvm::StringRef> redirects[] = {
+      llvm::StringRef(""), llvm::StringRef(diagnostics.path),
+      llvm::StringRef(diagnostics.path)};
+  std::string executeError;
+  int status =
+      llvm::sys::ExecuteAndWait(clang, argv, std::nullopt, redirects,
+                                options.timeoutSeconds, 0, &executeError);
+  std::string compilerOutput;
+  if (auto text = llvm::MemoryBuffer::getFile(diagnostics.path))
+    compilerOutput = (*text)->getBuffer().trim().str();
+  if (status != 0)
+    return importError(
+        llvm::formatv(
+            "{0} does not compile as CUDA device code ({1}):\n{2}", sourcePath,
+            status < 0 ? executeError
+                       : "clang exit status " + std::to_string(status),
+            compilerOutput)
+            .str());
+
+  llvm::LLVMContext llvmContext;
+  llvm::SMDiagnostic parseError;
+  std::unique_ptr<llvm::Module> llvmModule =
+      llvm::parseIRFile(ir.path, parseError, llvmContext);
+  if (!llvmModule)
+    return importError("cannot read clang's LLVM IR: " +
+                       parseError.getMessage());
+  // The importer warns about data-layout tokens and module flags it does
+  // not model (harmless, design.md); only its errors matter here.
+  std::string importErrors;
+  OwningOpRef<ModuleOp> imported;
+  {
+    ScopedDiagnosticHandler handler(context, [&](Diagnostic &diagnostic) {
+      if (diagnostic.getSeverity() == DiagnosticSeverity::Error)
+        importErrors += diagnostic.str() + "\n";
+      return success();
+    });
+    imported = translateLLVMIRToModule(std::move(llvmModule), context,
+                                       /*emitExpensiveWarnings=*/false);
+  }
+  if (!imported)
+    return importError("cannot import clang's LLVM IR into MLIR:\n" +
+                       importErrors);
+
+  // The common level: a gpu.module holding the llvm + nvvm ops, with an
+  // NVVM target so the usual pipeline serializes it to PTX.
+  OpBuilder builder(context);
+  Location location = FileLineColLoc::get(context, sourcePath, 0, 0);
+  OwningOpRef<ModuleOp> result = ModuleOp::create(location);
+  result->getOperation()->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                                  builder.getUnitAttr());
+  builder.setInsertionPointToEnd(result->getBody());
+  auto target = NVVM::NVVMTargetAttr::get(
+      context, /*optLevel=*/3, "nvptx64-nvidia-cuda", options.chip, "+ptx80");
+  std::string name = llvm::sys::path::stem(sourcePath).str();
+  for (char &c : name)
+    if (!llvm::isAlnum(c))
+      c = '_';
+  auto gpuModule = gpu::GPUModuleOp::create(builder, location, name,
+                                            builder.getArrayAttr({target}));
+  Block &body = gpuModule.getBodyRegion().front();
+  for (Operation &op : llvm::make_early_inc_range(*imported->getBody()))
+    op.moveBefore(&body, body.without_terminator().end());
+
+  // Roles of each kernel's pointer parameters, for the cheat checks.
+  if (!options.pointerRoles.empty())
+    for (auto func : gpuModule.getOps<LLVM::LLVMFuncOp>()) {
+      if (func.getCConv() != LLVM::CConv::PTX_Kernel)
+        continue;
+      unsigned pointer = 0;
+      for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+        if (!isa<LLVM::LLVMPointerType>(func.getArgument(i).getType()))
+          continue;
+        if (pointer < options.pointerRoles.size())
+          func.setArgAttr(i, "kf.role",
+                          builder.getStringAttr(options.pointerRoles[pointer]));
+        ++pointer;
+      }
+    }
+  if (failed(verify(*result)))
+    return importError("the imported module does not verify");
+  return std::move(result);
+}

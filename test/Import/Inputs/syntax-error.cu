@@ -1,0 +1,3 @@
+__global__ void broken(const float *x, float *y) {
+  y[threadIdx.x] = x[threadIdx.x] +;
+}
