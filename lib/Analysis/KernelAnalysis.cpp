@@ -13,11 +13,13 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dominance.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <map>
 #include <numeric>
 
 using namespace mlir;
@@ -99,6 +101,22 @@ unsigned typeBytes(Type type) {
     return array.getNumElements() * typeBytes(array.getElementType());
   if (isa<LLVM::LLVMPointerType>(type))
     return 8;
+  if (auto structType = dyn_cast<LLVM::LLVMStructType>(type)) {
+    // Natural layout (clang's structs of scalars, e.g. CUDA's float4):
+    // each field at a multiple of its size, the whole padded to the largest.
+    unsigned offset = 0, largest = 1;
+    for (Type field : structType.getBody()) {
+      unsigned bytes = typeBytes(field);
+      if (bytes == 0)
+        return 0;
+      unsigned align = structType.isPacked() ? 1 : std::min(bytes, 16u);
+      if (!llvm::isPowerOf2_32(align))
+        align = 1;
+      offset = llvm::alignTo(offset, align) + bytes;
+      largest = std::max(largest, align);
+    }
+    return llvm::alignTo(offset, largest);
+  }
   return 0;
 }
 
@@ -183,10 +201,19 @@ PointerFacts pointerBase(Value pointer, ThreadDependence &threads,
     for (auto index : gep.getIndices()) {
       Type indexed = current;
       if (!first) {
-        if (auto array = dyn_cast<LLVM::LLVMArrayType>(current))
+        if (auto array = dyn_cast<LLVM::LLVMArrayType>(current)) {
           indexed = array.getElementType();
-        else
+        } else if (auto structType = dyn_cast<LLVM::LLVMStructType>(current)) {
+          // A field: a constant index, the same in every thread.
+          auto field = llvm::dyn_cast_if_present<IntegerAttr>(index);
+          if (!field || field.getInt() < 0 ||
+              field.getInt() >= (int64_t)structType.getBody().size())
+            return {std::nullopt, base.space};
+          current = structType.getBody()[field.getInt()];
+          continue;
+        } else {
           return {std::nullopt, base.space};
+        }
         current = indexed;
       }
       first = false;
@@ -594,11 +621,126 @@ void KernelAnalysis::analyzeAccesses() {
     else if (auto store = dyn_cast<LLVM::StoreOp>(op))
       addPointerAccess(op, store.getAddr(), store.getValue().getType(), true);
   });
+  mergeAdjacentScalarAccesses();
   for (LoopFacts &loop : loops)
     for (const MemoryAccess &access : accesses)
       if (access.loop == loop.op && !access.isStore &&
           access.space == MemorySpace::Global)
         ++loop.globalLoads;
+}
+
+/// A pointer as a base and a constant byte offset (through GEPs whose
+/// indices are all constants).
+static std::pair<Value, int64_t> constantOffsetBase(Value pointer) {
+  int64_t offset = 0;
+  while (auto gep = pointer.getDefiningOp<LLVM::GEPOp>()) {
+    Type current = gep.getElemType();
+    int64_t gepOffset = 0;
+    bool first = true, constant = true;
+    for (auto index : gep.getIndices()) {
+      std::optional<int64_t> value;
+      if (auto attr = llvm::dyn_cast_if_present<IntegerAttr>(index))
+        value = attr.getInt();
+      else if (auto v = llvm::dyn_cast_if_present<Value>(index)) {
+        APInt c;
+        if (matchPattern(v, m_ConstantInt(&c)))
+          value = c.getSExtValue();
+      }
+      if (!value) {
+        constant = false;
+        break;
+      }
+      if (first) {
+        gepOffset += *value * typeBytes(current);
+        first = false;
+        continue;
+      }
+      if (auto array = dyn_cast<LLVM::LLVMArrayType>(current)) {
+        current = array.getElementType();
+        gepOffset += *value * typeBytes(current);
+      } else {
+        // Struct fields: their offsets need the layout; stop here.
+        constant = false;
+        break;
+      }
+    }
+    if (!constant)
+      break;
+    offset += gepOffset;
+    pointer = gep.getBase();
+  }
+  return {pointer, offset};
+}
+
+void KernelAnalysis::mergeAdjacentScalarAccesses() {
+  // clang splits a float4 (or float2) access into scalar accesses at byte
+  // offsets 0, 4, 8, 12 of one pointer; the NVPTX backend's load/store
+  // vectorizer merges them back into one 16-byte access when the first is
+  // aligned to 16. Judge them as that one access.
+  struct Member {
+    size_t index;
+    int64_t offset;
+  };
+  std::map<std::tuple<Block *, bool, const void *, unsigned>,
+           std::vector<Member>>
+      groups;
+  for (auto [index, access] : llvm::enumerate(accesses)) {
+    if (access.vectorWidth != 1 || !access.elementStride ||
+        !isa<LLVM::LoadOp, LLVM::StoreOp>(access.op))
+      continue;
+    Value pointer = isa<LLVM::LoadOp>(access.op)
+                        ? cast<LLVM::LoadOp>(access.op).getAddr()
+                        : cast<LLVM::StoreOp>(access.op).getAddr();
+    auto [base, offset] = constantOffsetBase(pointer);
+    groups[{access.op->getBlock(), access.isStore, base.getAsOpaquePointer(),
+            access.elementBytes}]
+        .push_back({index, offset});
+  }
+  llvm::DenseSet<size_t> merged;
+  for (auto &[key, members] : groups) {
+    unsigned bytes = std::get<3>(key);
+    llvm::sort(members, [](const Member &a, const Member &b) {
+      return a.offset < b.offset;
+    });
+    for (size_t start = 0; start < members.size();) {
+      MemoryAccess &first = accesses[members[start].index];
+      // The run the hardware would merge: as many elements as one thread's
+      // stride covers, consecutive, the first aligned to the run.
+      int64_t width = *first.elementStride;
+      uint64_t alignment = 0;
+      if (auto load = dyn_cast<LLVM::LoadOp>(first.op))
+        alignment = load.getAlignment().value_or(0);
+      else
+        alignment = cast<LLVM::StoreOp>(first.op).getAlignment().value_or(0);
+      bool ok = (width == 2 || width == 4) && width * bytes <= 16 &&
+                alignment >= uint64_t(width * bytes) &&
+                start + width <= members.size();
+      for (int64_t j = 1; ok && j < width; ++j) {
+        const Member &member = members[start + j];
+        ok = member.offset == members[start].offset + j * (int64_t)bytes &&
+             accesses[member.index].elementStride == first.elementStride;
+      }
+      if (!ok) {
+        ++start;
+        continue;
+      }
+      first.vectorWidth = width;
+      first.mergedScalars = width;
+      first.typeName =
+          llvm::formatv("vector<{0}x{1}>", width, first.typeName).str();
+      classify(first);
+      for (int64_t j = 1; j < width; ++j)
+        merged.insert(members[start + j].index);
+      start += width;
+    }
+  }
+  if (merged.empty())
+    return;
+  SmallVector<MemoryAccess> kept;
+  for (auto [index, access] : llvm::enumerate(accesses))
+    if (!merged.contains(index))
+      kept.push_back(access);
+  accesses = std::move(kept);
 }
 
 std::optional<KernelAnalysis::Occupancy>

@@ -18,7 +18,7 @@ using namespace mlir;
 
 namespace {
 
-std::string accessRemark(const kf::MemoryAccess &access) {
+std::string accessPatternRemark(const kf::MemoryAccess &access) {
   std::string space = kf::stringifyMemorySpace(access.space).str();
   StringRef kind = access.isStore ? "store" : "load";
   StringRef verb = access.isStore ? "write" : "read";
@@ -46,6 +46,16 @@ std::string accessRemark(const kf::MemoryAccess &access) {
         .str();
   }
   llvm_unreachable("unknown pattern");
+}
+
+std::string accessRemark(const kf::MemoryAccess &access) {
+  std::string text = accessPatternRemark(access);
+  if (access.mergedScalars)
+    text += llvm::formatv(", as {0} adjacent scalar accesses the backend "
+                          "merges",
+                          access.mergedScalars)
+                .str();
+  return text;
 }
 
 std::string dimsString(const std::optional<std::array<int64_t, 3>> &dims) {

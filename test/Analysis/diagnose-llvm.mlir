@@ -143,3 +143,64 @@ gpu.module @m {
     llvm.return
   }
 }
+
+// -----
+
+// A float4 access as clang emits it: four f32 accesses at byte offsets 0,
+// 4, 8 and 12 of one pointer, the first aligned to 16. The NVPTX backend
+// merges them into one 16-byte access, and the diagnosis judges them so:
+// one coalesced vector<4xf32> load, no narrow-access finding.
+gpu.module @m {
+  // expected-remark @below {{kernel @float4: block unknown, grid unknown, 0 bytes of shared memory, 0 barriers, 0 loops, 2 global accesses}}
+  llvm.func ptx_kernelcc @float4(%in: !llvm.ptr, %out: !llvm.ptr) {
+    %c4 = llvm.mlir.constant(4 : i64) : i64
+    %c8 = llvm.mlir.constant(8 : i64) : i64
+    %c12 = llvm.mlir.constant(12 : i64) : i64
+    %tid32 = nvvm.read.ptx.sreg.tid.x : i32
+    %tid = llvm.zext %tid32 : i32 to i64
+    %p = llvm.getelementptr %in[%tid] : (!llvm.ptr, i64) -> !llvm.ptr, !llvm.struct<(f32, f32, f32, f32)>
+    // expected-remark @below {{coalesced global load: consecutive threads read consecutive vector<4xf32> (stride 4), as 4 adjacent scalar accesses the backend merges}}
+    %a = llvm.load %p {alignment = 16 : i64} : !llvm.ptr -> f32
+    %p4 = llvm.getelementptr %p[%c4] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+    %b = llvm.load %p4 {alignment = 4 : i64} : !llvm.ptr -> f32
+    %p8 = llvm.getelementptr %p[%c8] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+    %c = llvm.load %p8 {alignment = 8 : i64} : !llvm.ptr -> f32
+    %p12 = llvm.getelementptr %p[%c12] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+    %d = llvm.load %p12 {alignment = 4 : i64} : !llvm.ptr -> f32
+    %s1 = llvm.fadd %a, %b : f32
+    %s2 = llvm.fadd %c, %d : f32
+    %s = llvm.fadd %s1, %s2 : f32
+    %o = llvm.getelementptr %out[%tid] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+    // expected-remark @below {{coalesced global store: consecutive threads write consecutive f32 (stride 1)}}
+    // expected-remark @below {{[narrow-access]}}
+    llvm.store %s, %o : f32, !llvm.ptr
+    llvm.return
+  }
+}
+
+// -----
+
+// The same four loads without the 16-byte alignment stay four strided
+// accesses: the backend could not merge them.
+gpu.module @m {
+  // expected-remark @below {{kernel @unaligned: block unknown, grid unknown, 0 bytes of shared memory, 0 barriers, 0 loops, 3 global accesses}}
+  llvm.func ptx_kernelcc @unaligned(%in: !llvm.ptr, %out: !llvm.ptr) {
+    %c4 = llvm.mlir.constant(4 : i64) : i64
+    %tid32 = nvvm.read.ptx.sreg.tid.x : i32
+    %tid = llvm.zext %tid32 : i32 to i64
+    %p = llvm.getelementptr %in[%tid] : (!llvm.ptr, i64) -> !llvm.ptr, !llvm.struct<(f32, f32)>
+    // expected-remark @below {{strided global load: consecutive threads read f32 2 elements apart}}
+    // expected-warning @below {{[uncoalesced-access] uncoalesced global load: consecutive threads are 2 elements apart, about 50% of the bytes moved are used}}
+    %a = llvm.load %p {alignment = 4 : i64} : !llvm.ptr -> f32
+    %p4 = llvm.getelementptr %p[%c4] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+    // expected-remark @below {{strided global load: consecutive threads read f32 2 elements apart}}
+    // expected-warning @below {{[uncoalesced-access] uncoalesced global load: consecutive threads are 2 elements apart, about 50% of the bytes moved are used}}
+    %b = llvm.load %p4 {alignment = 4 : i64} : !llvm.ptr -> f32
+    %s = llvm.fadd %a, %b : f32
+    %o = llvm.getelementptr %out[%tid] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+    // expected-remark @below {{coalesced global store: consecutive threads write consecutive f32 (stride 1)}}
+    // expected-remark @below {{[narrow-access]}}
+    llvm.store %s, %o : f32, !llvm.ptr
+    llvm.return
+  }
+}

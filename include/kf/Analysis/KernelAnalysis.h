@@ -51,6 +51,10 @@ struct MemoryAccess {
   /// every iteration of it.
   mlir::Operation *loop = nullptr;
   bool loopInvariantAddress = false;
+  /// For llvm-form kernels: how many adjacent scalar accesses this one
+  /// stands for (the NVPTX backend merges them into one vector access);
+  /// 0 when it is a single access.
+  unsigned mergedScalars = 0;
 };
 
 struct LoopFacts {
@@ -92,7 +96,8 @@ public:
 
   /// The loops (structured or natural CFG loops) that contain `op`,
   /// innermost first.
-  llvm::SmallVector<const LoopFacts *> enclosingLoops(mlir::Operation *op) const;
+  llvm::SmallVector<const LoopFacts *>
+  enclosingLoops(mlir::Operation *op) const;
 
   /// Kernels of a module: gpu.func kernels and llvm.func with nvvm.kernel.
   static llvm::SmallVector<mlir::Operation *>
@@ -100,6 +105,9 @@ public:
 
 private:
   void analyzeAccesses();
+  /// Scalar llvm accesses at consecutive offsets of one pointer that the
+  /// NVPTX backend merges into one vector access count as that access.
+  void mergeAdjacentScalarAccesses();
   void analyzeControl();
   static std::optional<int64_t> cfgTripCount(mlir::Block *header,
                                              mlir::Operation *latch);
