@@ -576,3 +576,76 @@ ActionWeights::fromJSON(const llvm::json::Value &value) {
   }
   return weights;
 }
+
+//===----------------------------------------------------------------------===//
+// Snapshots
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<LibrarySnapshot>
+LibrarySnapshot::take(ExperienceLibrary &library,
+                      const ProblemFeatures &features,
+                      const RestructureFn &restructure, unsigned limit) {
+  LibrarySnapshot snapshot;
+  llvm::Expected<std::vector<ActionStats>> stats = library.actionStats();
+  if (!stats)
+    return stats.takeError();
+  snapshot.weights = ActionWeights(*stats);
+  llvm::Expected<std::vector<Experience>> similar =
+      library.retrieve(features, limit);
+  if (!similar)
+    return similar.takeError();
+  for (const Experience &experience : *similar) {
+    std::optional<Schedule> adapted =
+        adaptGenome(experience.schedule, restructure);
+    if (!adapted)
+      continue;
+    std::string name = "library:" + experience.features.problem;
+    snapshot.seeds.push_back({name, *adapted});
+    snapshot.notes.push_back(
+        llvm::formatv("{0}: the best schedule of {1} ({2}, {3:F2}x over its "
+                      "default; similarity {4:F2})",
+                      name, experience.features.problem, experience.evaluator,
+                      experience.speedup, experience.similarity)
+            .str());
+  }
+  return snapshot;
+}
+
+llvm::json::Value LibrarySnapshot::toJSON() const {
+  llvm::json::Array seedsJSON;
+  for (const auto &[name, genome] : seeds)
+    seedsJSON.push_back(
+        llvm::json::Object{{"name", name}, {"schedule", kf::toJSON(genome)}});
+  return llvm::json::Object{{"weights", weights.toJSON()},
+                            {"seeds", std::move(seedsJSON)},
+                            {"notes", llvm::json::Array(notes)}};
+}
+
+std::optional<LibrarySnapshot>
+LibrarySnapshot::fromJSON(const llvm::json::Value &value) {
+  const llvm::json::Object *object = value.getAsObject();
+  const llvm::json::Value *weights = object ? object->get("weights") : nullptr;
+  const llvm::json::Array *seeds = object ? object->getArray("seeds") : nullptr;
+  const llvm::json::Array *notes = object ? object->getArray("notes") : nullptr;
+  if (!weights || !seeds || !notes)
+    return std::nullopt;
+  LibrarySnapshot snapshot;
+  std::optional<ActionWeights> parsed = ActionWeights::fromJSON(*weights);
+  if (!parsed)
+    return std::nullopt;
+  snapshot.weights = std::move(*parsed);
+  for (const llvm::json::Value &seed : *seeds) {
+    const llvm::json::Object *seedObject = seed.getAsObject();
+    const llvm::json::Value *schedule =
+        seedObject ? seedObject->get("schedule") : nullptr;
+    Schedule genome;
+    llvm::json::Path::Root root;
+    if (!schedule || !kf::fromJSON(*schedule, genome, root))
+      return std::nullopt;
+    snapshot.seeds.push_back(
+        {seedObject->getString("name").value_or("").str(), genome});
+  }
+  for (const llvm::json::Value &note : *notes)
+    snapshot.notes.push_back(note.getAsString().value_or("").str());
+  return snapshot;
+}

@@ -6,6 +6,9 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <atomic>
+#include <thread>
+
 using namespace kf;
 
 std::string kf::llmExpertName(ExpertFocus focus, bool repair) {
@@ -173,4 +176,82 @@ llvm::Expected<ParsedLLMAnswer> kf::parseLLMAnswer(llvm::StringRef answer) {
     return failure("the answer has no code block (" +
                    llvm::Twine(answer.size()) + " characters of prose)");
   return failure("the answer has no ```mlir block holding a module");
+}
+
+ScriptExpertFn kf::makeLLMScriptExperts(LLMAskFn ask, unsigned concurrency,
+                                        const std::string &problemText,
+                                        const ActionWeights &weights,
+                                        LLMFailureLog &failures) {
+  return [ask = std::move(ask), concurrency, &problemText, &weights,
+          &failures](llvm::ArrayRef<ScriptRequest> requests,
+                     const SearchResult &sofar) {
+    std::vector<std::optional<ScriptProposal>> answers(requests.size());
+    // The prompts are built here, in order; only the requests run in
+    // parallel.
+    std::vector<std::pair<std::string, std::string>> prompts;
+    const SearchCandidate &first = sofar.candidates[sofar.defaultIndex];
+    for (const ScriptRequest &request : requests) {
+      LLMPromptInput input;
+      input.focus = request.focus;
+      input.repair = request.repair;
+      input.problem = problemText;
+      if (first.outcome.status == "correct")
+        input.defaultSeconds = first.outcome.seconds;
+      std::vector<std::string> triggers = first.outcome.triggers;
+      if (request.parent) {
+        const SearchCandidate &parent = sofar.candidates[*request.parent];
+        input.parentKind = parent.kind;
+        input.parentText = parent.script;
+        input.parentStatus = parent.outcome.status;
+        input.parentSeconds = parent.outcome.seconds;
+        input.parentTriggers = parent.outcome.triggers;
+        input.parentError = parent.outcome.error;
+        triggers = parent.outcome.triggers;
+      }
+      input.experiences = weights.describe(triggers, 6);
+      for (auto it = sofar.candidates.rbegin();
+           it != sofar.candidates.rend() && input.nearby.size() < 5; ++it)
+        if (it->island == request.island)
+          input.nearby.push_back(
+              llvm::formatv(
+                  "#{0} {1}: {2} -> {3}{4}", it->id, it->expert,
+                  it->change.empty() ? "(as seeded)" : it->change,
+                  it->outcome.status,
+                  it->outcome.status == "correct"
+                      ? llvm::formatv(" {0:F4} ms", it->outcome.seconds * 1e3)
+                            .str()
+                      : "")
+                  .str());
+      prompts.push_back(buildLLMPrompts(input));
+    }
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t i; (i = next++) < requests.size();) {
+        std::string expert =
+            llmExpertName(requests[i].focus, requests[i].repair);
+        llvm::Expected<std::string> text =
+            ask(prompts[i].first, prompts[i].second);
+        llvm::Expected<ParsedLLMAnswer> parsed =
+            text ? parseLLMAnswer(*text)
+                 : llvm::Expected<ParsedLLMAnswer>(text.takeError());
+        if (!parsed) {
+          failures.add(expert + " (island " +
+                       std::to_string(requests[i].island) +
+                       "): " + llvm::toString(parsed.takeError()));
+          continue;
+        }
+        answers[i] = ScriptProposal{parsed->kind, std::move(parsed->text),
+                                    parsed->summary, expert};
+      }
+    };
+    std::vector<std::thread> threads;
+    unsigned parallel =
+        std::min<size_t>(std::max(1u, concurrency), requests.size());
+    for (unsigned t = 1; t < parallel; ++t)
+      threads.emplace_back(work);
+    work();
+    for (std::thread &thread : threads)
+      thread.join();
+    return answers;
+  };
 }

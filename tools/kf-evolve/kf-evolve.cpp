@@ -21,6 +21,7 @@
 #include "kf/Search/CompilePool.h"
 #include "kf/Search/ExperienceLibrary.h"
 #include "kf/Search/LLMExpert.h"
+#include "kf/Search/Records.h"
 #ifdef KF_ENABLE_LLM
 #include "kf/Search/LLMClient.h"
 #endif
@@ -822,52 +823,6 @@ kf::DiagnosisSummary summarizeDiagnosis(const kf::CompiledCandidate &compiled) {
   return summary;
 }
 
-/// The library's state a run starts from, kept in its output directory so
-/// that a resumed run weighs and seeds exactly as the original did.
-struct LibrarySnapshot {
-  kf::ActionWeights weights;
-  std::vector<std::pair<std::string, kf::Schedule>> seeds;
-  std::vector<std::string> notes;
-
-  json::Value toJSON() const {
-    json::Array seedsJSON;
-    for (const auto &[name, genome] : seeds)
-      seedsJSON.push_back(
-          json::Object{{"name", name}, {"schedule", kf::toJSON(genome)}});
-    return json::Object{{"weights", weights.toJSON()},
-                        {"seeds", std::move(seedsJSON)},
-                        {"notes", json::Array(notes)}};
-  }
-  static std::optional<LibrarySnapshot> fromJSON(const json::Value &value) {
-    const json::Object *object = value.getAsObject();
-    const json::Value *weights = object ? object->get("weights") : nullptr;
-    const json::Array *seeds = object ? object->getArray("seeds") : nullptr;
-    const json::Array *notes = object ? object->getArray("notes") : nullptr;
-    if (!weights || !seeds || !notes)
-      return std::nullopt;
-    LibrarySnapshot snapshot;
-    std::optional<kf::ActionWeights> parsed =
-        kf::ActionWeights::fromJSON(*weights);
-    if (!parsed)
-      return std::nullopt;
-    snapshot.weights = std::move(*parsed);
-    for (const json::Value &seed : *seeds) {
-      const json::Object *seedObject = seed.getAsObject();
-      const json::Value *schedule =
-          seedObject ? seedObject->get("schedule") : nullptr;
-      kf::Schedule genome;
-      json::Path::Root root;
-      if (!schedule || !kf::fromJSON(*schedule, genome, root))
-        return std::nullopt;
-      snapshot.seeds.push_back(
-          {seedObject->getString("name").value_or("").str(), genome});
-    }
-    for (const json::Value &note : *notes)
-      snapshot.notes.push_back(note.getAsString().value_or("").str());
-    return snapshot;
-  }
-};
-
 /// kf-evolve search: the evolutionary loop (lib/Search) with a GPU or
 /// cost-model evaluator, weighted and seeded by the experience library;
 /// writes the best schedule, its PTX, result.json and the report.
@@ -959,77 +914,32 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
     return true;
   };
 
-  // Records: one JSON line per evaluated candidate, flushed as it completes
-  // (a line cut by a kill is ignored on resume). Resuming replays them.
-  std::string recordsPath = outputPath("candidates.jsonl");
-  StringMap<kf::Outcome> recorded;
-  std::string recordedEvaluator;
-  // A kill may have cut the last line: the next record starts a new one.
-  bool cutLine = false;
-  std::string runId;
-  std::optional<LibrarySnapshot> snapshot;
+  // Records: every candidate as it completes; --resume replays them
+  // (lib/Search/Records.cpp).
+  Expected<std::unique_ptr<kf::CandidateRecords>> records =
+      kf::CandidateRecords::open(outputDir, features.problem, resumeSearch);
+  if (!records)
+    return fail(toString(records.takeError()));
+  std::string runId = (*records)->getRunId();
+  std::optional<kf::LibrarySnapshot> snapshot;
   if (resumeSearch) {
-    auto file = MemoryBuffer::getFile(recordsPath);
-    if (!file)
-      return fail("--resume: cannot read " + recordsPath + ": " +
-                  file.getError().message());
-    cutLine =
-        !(*file)->getBuffer().empty() && !(*file)->getBuffer().ends_with("\n");
-    SmallVector<StringRef> lines;
-    (*file)->getBuffer().split(lines, '\n', -1, /*KeepEmpty=*/false);
-    unsigned unreadable = 0;
-    for (StringRef line : lines) {
-      Expected<json::Value> value = json::parse(line);
-      const json::Object *object = value ? value->getAsObject() : nullptr;
-      std::optional<StringRef> script =
-          object ? object->getString("script") : std::nullopt;
-      std::optional<StringRef> status =
-          object ? object->getString("status") : std::nullopt;
-      std::optional<double> seconds =
-          object ? object->getNumber("seconds") : std::nullopt;
-      if (!value)
-        consumeError(value.takeError());
-      if (!script || !status || !seconds) {
-        ++unreadable;
-        continue;
-      }
-      kf::Outcome outcome{status->str(),
-                          *seconds,
-                          {},
-                          object->getString("error").value_or("").str()};
-      if (const json::Array *triggers = object->getArray("triggers"))
-        for (const json::Value &trigger : *triggers)
-          outcome.triggers.push_back(trigger.getAsString().value_or("").str());
-      recorded[*script] = std::move(outcome);
-      if (std::optional<StringRef> evaluator = object->getString("evaluator"))
-        recordedEvaluator = evaluator->str();
-    }
-    errs() << "kf-evolve: resuming: " << recorded.size()
+    errs() << "kf-evolve: resuming: " << (*records)->numRecorded()
            << " recorded candidates";
-    if (unreadable)
-      errs() << " (" << unreadable << " unreadable line(s) ignored)";
+    if ((*records)->numUnreadable())
+      errs() << " (" << (*records)->numUnreadable()
+             << " unreadable line(s) ignored)";
     errs() << "\n";
-    if (auto id = MemoryBuffer::getFile(outputPath("run-id")))
-      runId = (*id)->getBuffer().trim().str();
     if (auto text =
             MemoryBuffer::getFile(outputPath("library-snapshot.json"))) {
       Expected<json::Value> value = json::parse((*text)->getBuffer());
       if (!value)
         return fail("--resume: library-snapshot.json: " +
                     toString(value.takeError()));
-      snapshot = LibrarySnapshot::fromJSON(*value);
+      snapshot = kf::LibrarySnapshot::fromJSON(*value);
       if (!snapshot)
         return fail("--resume: library-snapshot.json is not a library "
                     "snapshot kf wrote");
     }
-  }
-  if (runId.empty()) {
-    runId = formatv("{0}-{1}-{2}", features.problem,
-                    std::chrono::system_clock::now().time_since_epoch().count(),
-                    sys::Process::getProcessId())
-                .str();
-    if (!write("run-id", runId + "\n"))
-      return 1;
   }
 
   // The experience library: in memory (curated rules only) with
@@ -1043,29 +953,11 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   if (!library)
     return fail(toString(library.takeError()));
   if (!snapshot) {
-    snapshot.emplace();
-    Expected<std::vector<kf::ActionStats>> stats = (*library)->actionStats();
-    if (!stats)
-      return fail(toString(stats.takeError()));
-    snapshot->weights = kf::ActionWeights(*stats);
-    Expected<std::vector<kf::Experience>> similar =
-        (*library)->retrieve(features, 3);
-    if (!similar)
-      return fail(toString(similar.takeError()));
-    for (const kf::Experience &experience : *similar) {
-      std::optional<kf::Schedule> adapted =
-          kf::adaptGenome(experience.schedule, callbacks.restructure);
-      if (!adapted)
-        continue;
-      std::string name = "library:" + experience.features.problem;
-      snapshot->seeds.push_back({name, *adapted});
-      snapshot->notes.push_back(
-          formatv("{0}: the best schedule of {1} ({2}, {3:F2}x over its "
-                  "default; similarity {4:F2})",
-                  name, experience.features.problem, experience.evaluator,
-                  experience.speedup, experience.similarity)
-              .str());
-    }
+    Expected<kf::LibrarySnapshot> taken = kf::LibrarySnapshot::take(
+        **library, features, callbacks.restructure, /*limit=*/3);
+    if (!taken)
+      return fail(toString(taken.takeError()));
+    snapshot = std::move(*taken);
     std::string text;
     raw_string_ostream(text) << formatv("{0:2}", snapshot->toJSON()) << "\n";
     if (!write("library-snapshot.json", text))
@@ -1080,15 +972,7 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
                                     kf::stringifyMutationAction(action));
   };
 
-  std::error_code recordError;
-  raw_fd_ostream records(recordsPath, recordError,
-                         resumeSearch ? sys::fs::OF_Append : sys::fs::OF_None);
-  if (recordError)
-    return fail("cannot write " + recordsPath + ": " + recordError.message());
-  if (cutLine)
-    records << "\n";
-
-  std::string evaluatorName = recordedEvaluator;
+  std::string evaluatorName = (*records)->getRecordedEvaluator();
   // Candidates compile in worker processes, several at once; the GPU
   // measures each as soon as it is compiled.
   std::string executable =
@@ -1138,8 +1022,9 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
     std::vector<kf::CandidateSource> toCompile;
     std::vector<size_t> positions;
     for (auto [index, candidate] : llvm::enumerate(candidates)) {
-      if (auto it = recorded.find(candidate.text); it != recorded.end())
-        outcomes[index] = it->second;
+      if (std::optional<kf::Outcome> outcome =
+              (*records)->lookup(candidate.text))
+        outcomes[index] = std::move(*outcome);
       else {
         toCompile.push_back(candidate);
         positions.push_back(index);
@@ -1147,16 +1032,7 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
     }
     pool.compile(toCompile, [&](size_t index, kf::CompileReply reply) {
       kf::Outcome outcome = measure(reply);
-      records << json::Value(json::Object{{"script", toCompile[index].text},
-                                          {"kind", kf::stringifyCandidateKind(
-                                                       toCompile[index].kind)},
-                                          {"status", outcome.status},
-                                          {"seconds", outcome.seconds},
-                                          {"triggers", outcome.triggers},
-                                          {"error", outcome.error},
-                                          {"evaluator", evaluatorName}})
-              << "\n";
-      records.flush();
+      (*records)->append(toCompile[index], outcome, evaluatorName);
       outcomes[positions[index]] = std::move(outcome);
     });
     return outcomes;
@@ -1176,8 +1052,7 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
       return fail("--experts: unknown expert kind '" + kind +
                   "' (known: rules, llm)");
   }
-  std::vector<std::string> llmFailures;
-  std::mutex llmFailuresMutex;
+  kf::LLMFailureLog llmFailures;
   std::function<json::Value()> llmUsage;
   std::string llmDescription;
 #ifdef KF_ENABLE_LLM
@@ -1240,77 +1115,15 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   }
 #ifdef KF_ENABLE_LLM
   if (llmExperts)
-    callbacks.scriptExperts = [&](ArrayRef<kf::ScriptRequest> requests,
-                                  const kf::SearchResult &sofar) {
-      std::vector<std::optional<kf::ScriptProposal>> answers(requests.size());
-      // The prompts are built here, in order; only the requests run in
-      // parallel.
-      std::vector<std::pair<std::string, std::string>> prompts;
-      const kf::SearchCandidate &first = sofar.candidates[sofar.defaultIndex];
-      for (const kf::ScriptRequest &request : requests) {
-        kf::LLMPromptInput input;
-        input.focus = request.focus;
-        input.repair = request.repair;
-        input.problem = problemText;
-        if (first.outcome.status == "correct")
-          input.defaultSeconds = first.outcome.seconds;
-        std::vector<std::string> triggers = first.outcome.triggers;
-        if (request.parent) {
-          const kf::SearchCandidate &parent = sofar.candidates[*request.parent];
-          input.parentKind = parent.kind;
-          input.parentText = parent.script;
-          input.parentStatus = parent.outcome.status;
-          input.parentSeconds = parent.outcome.seconds;
-          input.parentTriggers = parent.outcome.triggers;
-          input.parentError = parent.outcome.error;
-          triggers = parent.outcome.triggers;
-        }
-        input.experiences = snapshot->weights.describe(triggers, 6);
-        for (auto it = sofar.candidates.rbegin();
-             it != sofar.candidates.rend() && input.nearby.size() < 5; ++it)
-          if (it->island == request.island)
-            input.nearby.push_back(
-                formatv(
-                    "#{0} {1}: {2} -> {3}{4}", it->id, it->expert,
-                    it->change.empty() ? "(as seeded)" : it->change,
-                    it->outcome.status,
-                    it->outcome.status == "correct"
-                        ? formatv(" {0:F4} ms", it->outcome.seconds * 1e3).str()
-                        : "")
-                    .str());
-        prompts.push_back(kf::buildLLMPrompts(input));
-      }
-      std::atomic<size_t> next{0};
-      auto work = [&] {
-        for (size_t i; (i = next++) < requests.size();) {
-          std::string expert =
-              kf::llmExpertName(requests[i].focus, requests[i].repair);
-          Expected<kf::LLMAnswer> answer =
-              llm->complete(prompts[i].first, prompts[i].second);
-          Expected<kf::ParsedLLMAnswer> parsed =
-              answer ? kf::parseLLMAnswer(answer->text)
-                     : Expected<kf::ParsedLLMAnswer>(answer.takeError());
-          if (!parsed) {
-            std::lock_guard<std::mutex> lock(llmFailuresMutex);
-            llmFailures.push_back(expert + " (island " +
-                                  std::to_string(requests[i].island) +
-                                  "): " + toString(parsed.takeError()));
-            continue;
-          }
-          answers[i] = kf::ScriptProposal{parsed->kind, std::move(parsed->text),
-                                          parsed->summary, expert};
-        }
-      };
-      std::vector<std::thread> threads;
-      unsigned parallel =
-          std::min<size_t>(llm->getConfig().concurrency, requests.size());
-      for (unsigned t = 1; t < parallel; ++t)
-        threads.emplace_back(work);
-      work();
-      for (std::thread &thread : threads)
-        thread.join();
-      return answers;
-    };
+    callbacks.scriptExperts = kf::makeLLMScriptExperts(
+        [&](StringRef system, StringRef user) -> Expected<std::string> {
+          Expected<kf::LLMAnswer> answer = llm->complete(system, user);
+          if (!answer)
+            return answer.takeError();
+          return std::move(answer->text);
+        },
+        llm->getConfig().concurrency, problemText, snapshot->weights,
+        llmFailures);
 #endif
 
   kf::SearchOptions options;
@@ -1509,7 +1322,7 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   report.llmDescription = llmDescription;
   if (llmUsage)
     report.llmUsage = llmUsage();
-  report.llmFailures = llmFailures;
+  report.llmFailures = llmFailures.all();
   if (!write(bestFile, best.script) ||
       !write("best.ptx", kf::collectKernelImages(*bestCompiled->lowered)) ||
       !write("result.json", json) ||
@@ -1524,7 +1337,7 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
         << formatv("{0:2}", json::Value(json::Object{
                                 {"endpoint", llmDescription},
                                 {"usage", report.llmUsage},
-                                {"failures", json::Array(llmFailures)}}))
+                                {"failures", json::Array(llmFailures.all())}}))
         << "\n";
     if (!write("llm.json", text))
       return 1;

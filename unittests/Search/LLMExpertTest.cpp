@@ -7,6 +7,8 @@
 
 #include "gtest/gtest.h"
 
+#include <atomic>
+
 using namespace kf;
 
 namespace {
@@ -78,6 +80,55 @@ TEST(BuildLLMPrompts, CarryTheRulesTheParentAndTheError) {
   EXPECT_NE(user.find("#3 llm:compute"), std::string::npos);
   EXPECT_EQ(llmExpertName(ExpertFocus::Compute, true), "llm:repair");
   EXPECT_EQ(llmExpertName(ExpertFocus::Memory, false), "llm:memory");
+}
+
+TEST(LLMScriptExperts, AskOncePerRequestAndKeepEveryFailure) {
+  // A stand-in LLM: answers the memory expert with a script, the compute
+  // expert with prose, and fails for the others.
+  std::atomic<int> asked{0};
+  LLMAskFn ask = [&](llvm::StringRef system,
+                     llvm::StringRef user) -> llvm::Expected<std::string> {
+    ++asked;
+    EXPECT_NE(user.find("kf.problem @p"), llvm::StringRef::npos);
+    if (system.contains("memory-access expert")) {
+      EXPECT_NE(user.find("## Parent candidate (schedule)"),
+                llvm::StringRef::npos);
+      return "Wider loads.\n```mlir\n" + std::string(kScript) + "```\n";
+    }
+    if (system.contains("GPU compute expert"))
+      return std::string("No code today.");
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "HTTP 500");
+  };
+  std::string problem = "kf.problem @p ...";
+  ActionWeights weights;
+  LLMFailureLog failures;
+  ScriptExpertFn experts =
+      makeLLMScriptExperts(ask, /*concurrency=*/3, problem, weights, failures);
+  SearchResult sofar;
+  SearchCandidate first;
+  first.expert = "default";
+  first.script = kScript;
+  first.outcome = {"correct", 1e-3, {"memory-bound"}, ""};
+  sofar.candidates.push_back(first);
+  std::vector<ScriptRequest> requests = {
+      {0, ExpertFocus::Memory, 0u, false},
+      {1, ExpertFocus::Compute, std::nullopt, false},
+      {2, ExpertFocus::Parallelism, std::nullopt, false}};
+  std::vector<std::optional<ScriptProposal>> answers = experts(requests, sofar);
+  EXPECT_EQ(asked.load(), 3);
+  ASSERT_EQ(answers.size(), 3u);
+  ASSERT_TRUE(answers[0]);
+  EXPECT_EQ(answers[0]->expert, "llm:memory");
+  EXPECT_EQ(answers[0]->change, "Wider loads.");
+  EXPECT_EQ(answers[0]->kind, CandidateKind::Schedule);
+  EXPECT_FALSE(answers[1]);
+  EXPECT_FALSE(answers[2]);
+  std::vector<std::string> logged = failures.all();
+  ASSERT_EQ(logged.size(), 2u);
+  llvm::sort(logged);
+  EXPECT_EQ(logged[0], "llm:compute (island 1): the answer has no code block "
+                       "(14 characters of prose)");
+  EXPECT_EQ(logged[1], "llm:parallelism (island 2): HTTP 500");
 }
 
 #ifdef KF_ENABLE_LLM

@@ -20,6 +20,7 @@
 #ifndef KF_SEARCH_EXPERIENCELIBRARY_H
 #define KF_SEARCH_EXPERIENCELIBRARY_H
 
+#include "kf/Search/Search.h"
 #include "kf/Transforms/Schedules.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -155,6 +156,27 @@ public:
 
 private:
   std::map<std::pair<std::string, std::string>, double> expected;
+};
+
+/// The library's state a run starts from: the action weights and the seeds
+/// retrieved for its problem (adapted to its shapes), with a note on where
+/// each seed came from. Kept in the run's output directory
+/// (library-snapshot.json) so that a resumed run weighs and seeds exactly
+/// as the original did, whatever the library learned in between.
+struct LibrarySnapshot {
+  ActionWeights weights;
+  std::vector<std::pair<std::string, Schedule>> seeds;
+  std::vector<std::string> notes;
+
+  /// Reads the weights and the best schedules of the `limit` problems most
+  /// similar to `features` that `restructure` can fit (kf::adaptGenome).
+  static llvm::Expected<LibrarySnapshot> take(ExperienceLibrary &library,
+                                              const ProblemFeatures &features,
+                                              const RestructureFn &restructure,
+                                              unsigned limit);
+
+  llvm::json::Value toJSON() const;
+  static std::optional<LibrarySnapshot> fromJSON(const llvm::json::Value &);
 };
 
 } // namespace kf

@@ -14,10 +14,13 @@
 #ifndef KF_SEARCH_LLMEXPERT_H
 #define KF_SEARCH_LLMEXPERT_H
 
+#include "kf/Search/ExperienceLibrary.h"
 #include "kf/Search/Search.h"
 
 #include "llvm/Support/Error.h"
 
+#include <functional>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -65,6 +68,40 @@ struct ParsedLLMAnswer {
 /// script when it defines @__transform_main, else a kernel. Fails with a
 /// reason when the answer has no code, or no block that looks like MLIR.
 llvm::Expected<ParsedLLMAnswer> parseLLMAnswer(llvm::StringRef answer);
+
+/// Proposals that never became candidates, with their reasons, collected
+/// from concurrent requests (thread-safe).
+class LLMFailureLog {
+public:
+  void add(std::string failure) {
+    std::lock_guard<std::mutex> lock(mutex);
+    failures.push_back(std::move(failure));
+  }
+  std::vector<std::string> all() const {
+    std::lock_guard<std::mutex> lock(mutex);
+    return failures;
+  }
+
+private:
+  mutable std::mutex mutex;
+  std::vector<std::string> failures;
+};
+
+/// Sends a system and a user prompt to an LLM and returns its answer's text
+/// (LLMClient::complete, or a stand-in in tests).
+using LLMAskFn = std::function<llvm::Expected<std::string>(
+    llvm::StringRef system, llvm::StringRef user)>;
+
+/// The search's script experts backed by an LLM: for each request, a prompt
+/// from the problem text, the parent candidate and its outcome, the
+/// library's weights for its diagnosis and the island's last five attempts;
+/// `concurrency` requests at once; answers parsed with parseLLMAnswer.
+/// Failures (transport errors, answers without code) go to `failures`.
+/// `problemText`, `weights` and `failures` must outlive the function.
+ScriptExpertFn makeLLMScriptExperts(LLMAskFn ask, unsigned concurrency,
+                                    const std::string &problemText,
+                                    const ActionWeights &weights,
+                                    LLMFailureLog &failures);
 
 } // namespace kf
 

@@ -1,0 +1,59 @@
+//===- Records.h - A search's records: every candidate, as it completes -*-===//
+//
+// candidates.jsonl in the output directory holds one JSON line per
+// evaluated candidate (its text, kind, status, time, diagnosis triggers,
+// first error, evaluator), flushed as it completes, so that a killed run
+// loses nothing. --resume reads them back and the search replays them
+// instead of evaluating again; a line cut by the kill is ignored. The
+// run's id (run-id) keys its experience-library observations.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KF_SEARCH_RECORDS_H
+#define KF_SEARCH_RECORDS_H
+
+#include "kf/Search/Search.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace kf {
+
+class CandidateRecords {
+public:
+  /// Opens the records of the run in `directory` (created when missing).
+  /// With `resume`, reads the recorded candidates and the run's id first
+  /// (fails when there are no records to resume); otherwise starts new
+  /// records and a new run id made from `problem`.
+  static llvm::Expected<std::unique_ptr<CandidateRecords>>
+  open(llvm::StringRef directory, llvm::StringRef problem, bool resume);
+
+  /// The recorded outcome of a candidate's text, if any.
+  std::optional<Outcome> lookup(llvm::StringRef text) const;
+  /// Appends and flushes one candidate's record.
+  void append(const CandidateSource &candidate, const Outcome &outcome,
+              llvm::StringRef evaluator);
+
+  const std::string &getRunId() const { return runId; }
+  /// The evaluator the last recorded candidate named (empty when new).
+  const std::string &getRecordedEvaluator() const { return evaluator; }
+  size_t numRecorded() const { return recorded.size(); }
+  unsigned numUnreadable() const { return unreadable; }
+
+private:
+  CandidateRecords() = default;
+
+  llvm::StringMap<Outcome> recorded;
+  std::string runId, evaluator;
+  unsigned unreadable = 0;
+  std::unique_ptr<llvm::raw_fd_ostream> out;
+};
+
+} // namespace kf
+
+#endif // KF_SEARCH_RECORDS_H
