@@ -67,7 +67,7 @@ std::optional<Restructured> restructure(const Schedule &genome) {
   return result;
 }
 
-SearchResult runSynthetic(uint64_t seed, unsigned budget,
+SearchResult runSynthetic(const SearchOptions &options,
                           ActionWeightFn weight = {}) {
   // The genome travels as its description, standing in for a script.
   std::map<std::string, Schedule> byScript;
@@ -82,11 +82,16 @@ SearchResult runSynthetic(uint64_t seed, unsigned budget,
       outcomes.push_back(syntheticTime(byScript.at(candidate.text)));
     return outcomes;
   };
+  return runSearch(defaultGenome(), {render, evaluate, restructure, weight, {}},
+                   options);
+}
+
+SearchResult runSynthetic(uint64_t seed, unsigned budget,
+                          ActionWeightFn weight = {}) {
   SearchOptions options;
   options.seed = seed;
   options.budgetEvals = budget;
-  return runSearch(defaultGenome(), {render, evaluate, restructure, weight, {}},
-                   options);
+  return runSynthetic(options, std::move(weight));
 }
 
 TEST(Search, FindsTheFastestGenomesWithinItsBudget) {
@@ -169,26 +174,13 @@ TEST(Search, ActionWeightsSteerTheExperts) {
 }
 
 TEST(Search, SeedsAreEvaluatedRightAfterTheDefault) {
-  std::map<std::string, Schedule> byScript;
-  RenderFn render = [&](const Schedule &genome) -> std::optional<std::string> {
-    std::string text = describeGenome(genome);
-    byScript[text] = genome;
-    return text;
-  };
-  EvaluateFn evaluate = [&](llvm::ArrayRef<CandidateSource> candidates) {
-    std::vector<Outcome> outcomes;
-    for (const CandidateSource &candidate : candidates)
-      outcomes.push_back(syntheticTime(byScript.at(candidate.text)));
-    return outcomes;
-  };
   Schedule seeded = defaultGenome();
   seeded.ops[0].vectorWidth = 4;
   seeded.ops[0].blockTile = {4, 256};
   SearchOptions options;
   options.budgetEvals = 10;
   options.seeds = {{"from-library", seeded}};
-  SearchResult result = runSearch(
-      defaultGenome(), {render, evaluate, restructure, {}, {}}, options);
+  SearchResult result = runSynthetic(options);
   ASSERT_GE(result.candidates.size(), 2u);
   EXPECT_EQ(result.candidates[1].expert, "seed:from-library");
   EXPECT_EQ(result.candidates[1].genome.ops[0].vectorWidth, 4);
