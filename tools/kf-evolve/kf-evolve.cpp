@@ -1052,7 +1052,11 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
       return fail("--experts: unknown expert kind '" + kind +
                   "' (known: rules, llm)");
   }
-  kf::LLMFailureLog llmFailures;
+  // Each failed proposal is also said as it happens.
+  kf::LLMFailureLog llmFailures([](const std::string &failure) {
+    WithColor::warning(errs(), "kf-evolve")
+        << "no candidate from " << failure << "\n";
+  });
   std::function<json::Value()> llmUsage;
   std::string llmDescription;
 #ifdef KF_ENABLE_LLM

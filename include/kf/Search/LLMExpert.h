@@ -73,8 +73,16 @@ llvm::Expected<ParsedLLMAnswer> parseLLMAnswer(llvm::StringRef answer);
 /// from concurrent requests (thread-safe).
 class LLMFailureLog {
 public:
+  /// `onFailure` (optional) sees each failure as it is added, under the
+  /// log's lock (e.g. to print a warning line).
+  explicit LLMFailureLog(
+      std::function<void(const std::string &)> onFailure = {})
+      : onFailure(std::move(onFailure)) {}
+
   void add(std::string failure) {
     std::lock_guard<std::mutex> lock(mutex);
+    if (onFailure)
+      onFailure(failure);
     failures.push_back(std::move(failure));
   }
   std::vector<std::string> all() const {
@@ -83,6 +91,7 @@ public:
   }
 
 private:
+  std::function<void(const std::string &)> onFailure;
   mutable std::mutex mutex;
   std::vector<std::string> failures;
 };
