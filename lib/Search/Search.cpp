@@ -677,6 +677,10 @@ SearchResult kf::runSearch(const Schedule &defaultSchedule,
   };
 
   unsigned attempts = 0, emptyRounds = 0;
+  // Per island: its best when last seen, and its evaluations since it
+  // improved (stagnation).
+  std::vector<std::optional<unsigned>> lastIslandBest(islands);
+  std::vector<unsigned> sinceImprovement(islands, 0);
   result.stopReason = "budget";
   while (result.candidates.size() < options.budgetEvals) {
     if (attempts >= 20 * options.budgetEvals) {
@@ -752,6 +756,26 @@ SearchResult kf::runSearch(const Schedule &defaultSchedule,
         for (unsigned from = 0; from < islands; ++from)
           if (!populations[from].empty())
             admit((from + 1) % islands, populations[from].front());
+      // A stagnating island (no better best over its last evaluations)
+      // gets the overall best at once.
+      const SearchCandidate &latest = result.candidates.back();
+      unsigned island = latest.island;
+      std::optional<unsigned> islandBest =
+          populations[island].empty()
+              ? std::nullopt
+              : std::optional<unsigned>(populations[island].front());
+      if (islandBest != lastIslandBest[island]) {
+        lastIslandBest[island] = islandBest;
+        sinceImprovement[island] = 0;
+      } else if (options.stagnationLimit &&
+                 ++sinceImprovement[island] >= options.stagnationLimit) {
+        sinceImprovement[island] = 0;
+        if (result.bestIndex && islandBest != result.bestIndex) {
+          admit(island, *result.bestIndex);
+          lastIslandBest[island] = populations[island].front();
+          ++result.stagnationMigrations;
+        }
+      }
       if (options.targetSpeedup > 0 && defaultSeconds > 0 && result.bestIndex &&
           defaultSeconds /
                   result.candidates[*result.bestIndex].outcome.seconds >=

@@ -1290,6 +1290,7 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
       {"evaluations", (int64_t)result.candidates.size()},
       {"stop_reason", result.stopReason},
       {"duplicates_skipped", result.duplicatesSkipped},
+      {"stagnation_migrations", result.stagnationMigrations},
       {"best", json::Object{{"id", best.id},
                             {"expert", best.expert},
                             {"kind", kf::stringifyCandidateKind(best.kind)},

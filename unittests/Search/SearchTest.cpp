@@ -173,6 +173,18 @@ TEST(Search, ActionWeightsSteerTheExperts) {
   EXPECT_EQ(splits[MutationAction::ReductionStep], 0u);
 }
 
+TEST(Search, StagnatingIslandsReceiveTheBest) {
+  SearchOptions options;
+  options.seed = 5;
+  options.budgetEvals = 80;
+  options.migrationInterval = 0; // only stagnation migrates
+  options.stagnationLimit = 4;
+  SearchResult stagnating = runSynthetic(options);
+  EXPECT_GT(stagnating.stagnationMigrations, 0u);
+  options.stagnationLimit = 0;
+  EXPECT_EQ(runSynthetic(options).stagnationMigrations, 0u);
+}
+
 TEST(Search, SeedsAreEvaluatedRightAfterTheDefault) {
   Schedule seeded = defaultGenome();
   seeded.ops[0].vectorWidth = 4;

@@ -142,6 +142,10 @@ struct SearchOptions {
   /// Migrate each island's best to the next island every this many
   /// evaluations.
   unsigned migrationInterval = 8;
+  /// An island whose best has not improved over this many of its own
+  /// evaluations is stagnating: the best of all islands migrates to it at
+  /// once (0: never).
+  unsigned stagnationLimit = 12;
   /// Whether the rule-based experts propose (each round, one proposal per
   /// island); script experts (SearchCallbacks::scriptExperts) propose
   /// besides or instead of them.
@@ -182,6 +186,8 @@ struct SearchResult {
   unsigned defaultIndex = 0;
   std::optional<unsigned> bestIndex;
   unsigned duplicatesSkipped = 0;
+  /// Migrations to stagnating islands (besides the ring's).
+  unsigned stagnationMigrations = 0;
   /// Why the search stopped: "budget", "time", "target", "exhausted".
   std::string stopReason;
 };
