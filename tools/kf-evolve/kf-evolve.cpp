@@ -416,15 +416,40 @@ std::vector<CandidateSource> candidateSources() {
   return sources;
 }
 
+/// Compiles a candidate given as text: a schedule for the problem, or a
+/// rewritten kernel module (parsed first: a parse error fails at the
+/// host-code stage). `bufferName` names the text in diagnostics. The one
+/// place eval, compile, the compile worker and the search's winner compile
+/// candidate text.
+FailureOr<kf::CompiledCandidate>
+compileText(MLIRContext &context, ModuleOp problem, kf::CandidateKind kind,
+            StringRef text, StringRef bufferName, kf::CompileStage &stage,
+            SmallVectorImpl<kf::CheatFinding> *rejections = nullptr) {
+  kf::CompileOptions options = compileOptions();
+  if (kind == kf::CandidateKind::Schedule)
+    return kf::compileCandidate(problem, problemName, text, options, &stage,
+                                rejections);
+  llvm::SourceMgr kernelSource;
+  kernelSource.AddNewSourceBuffer(
+      MemoryBuffer::getMemBufferCopy(text, bufferName), SMLoc());
+  OwningOpRef<ModuleOp> kernel =
+      parseSourceFile<ModuleOp>(kernelSource, ParserConfig(&context));
+  if (!kernel) {
+    stage = kf::CompileStage::HostCode;
+    return failure();
+  }
+  return kf::compileKernelCandidate(problem, problemName, *kernel, options,
+                                    &stage, rejections);
+}
+
 /// Compiles one candidate; diagnostics go to the source manager handler.
 FailureOr<kf::CompiledCandidate>
 compileSource(MLIRContext &context, SourceMgr &sourceMgr, ModuleOp problem,
               const CandidateSource &source, kf::CompileStage &stage,
               SmallVectorImpl<kf::CheatFinding> *rejections = nullptr) {
-  kf::CompileOptions options = compileOptions();
   if (source.kind == CandidateSource::Kind::Default)
-    return kf::compileCandidate(problem, problemName, std::nullopt, options,
-                                &stage, rejections);
+    return kf::compileCandidate(problem, problemName, std::nullopt,
+                                compileOptions(), &stage, rejections);
   std::string error;
   auto file = openInputFile(source.path, &error);
   if (!file) {
@@ -432,19 +457,11 @@ compileSource(MLIRContext &context, SourceMgr &sourceMgr, ModuleOp problem,
     stage = kf::CompileStage::Schedule;
     return failure();
   }
-  if (source.kind == CandidateSource::Kind::Schedule) {
-    std::string text = file->getBuffer().str();
-    return kf::compileCandidate(problem, problemName, StringRef(text), options,
-                                &stage, rejections);
-  }
-  OwningOpRef<ModuleOp> kernel =
-      parseSourceFile<ModuleOp>(source.path, ParserConfig(&context));
-  if (!kernel) {
-    stage = kf::CompileStage::HostCode;
-    return failure();
-  }
-  return kf::compileKernelCandidate(problem, problemName, *kernel, options,
-                                    &stage, rejections);
+  return compileText(context, problem,
+                     source.kind == CandidateSource::Kind::Schedule
+                         ? kf::CandidateKind::Schedule
+                         : kf::CandidateKind::Kernel,
+                     file->getBuffer(), source.path, stage, rejections);
 }
 
 kf::CompileOptions compileOptions() {
@@ -770,26 +787,11 @@ int runCompileWorkerCommand(MLIRContext &context) {
       firstError.clear();
       kf::CompileStage stage = kf::CompileStage::Schedule;
       SmallVector<kf::CheatFinding> rejections;
-      FailureOr<kf::CompiledCandidate> compiled = failure();
-      if (*kind == "schedule") {
-        compiled = kf::compileCandidate(*loaded->module, problemName, *text,
-                                        compileOptions(), &stage, &rejections);
-      } else {
-        // A rewritten kernel: parse it first (a parse error is its
-        // compile error).
-        llvm::SourceMgr kernelSource;
-        kernelSource.AddNewSourceBuffer(
-            MemoryBuffer::getMemBufferCopy(*text, "candidate-kernel.mlir"),
-            SMLoc());
-        OwningOpRef<ModuleOp> kernel =
-            parseSourceFile<ModuleOp>(kernelSource, ParserConfig(&context));
-        if (kernel)
-          compiled =
-              kf::compileKernelCandidate(*loaded->module, problemName, *kernel,
-                                         compileOptions(), &stage, &rejections);
-        else
-          stage = kf::CompileStage::HostCode;
-      }
+      FailureOr<kf::CompiledCandidate> compiled =
+          compileText(context, *loaded->module,
+                      *kind == "schedule" ? kf::CandidateKind::Schedule
+                                          : kf::CandidateKind::Kernel,
+                      *text, "candidate-kernel.mlir", stage, &rejections);
       if (failed(compiled)) {
         reply.status =
             rejections.empty()
@@ -897,14 +899,14 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
 
   if (std::error_code error = sys::fs::create_directories(outputDir))
     return fail("cannot create " + outputDir + ": " + error.message());
-  auto outputPath = [&](StringRef name) {
+  auto inOutput = [&](StringRef name) {
     SmallString<256> path(outputDir);
     sys::path::append(path, name);
     return std::string(path);
   };
   auto write = [&](StringRef name, StringRef text) -> bool {
     std::string error;
-    auto file = openOutputFile(outputPath(name), &error);
+    auto file = openOutputFile(inOutput(name), &error);
     if (!file) {
       fail(error);
       return false;
@@ -929,8 +931,7 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
       errs() << " (" << (*records)->numUnreadable()
              << " unreadable line(s) ignored)";
     errs() << "\n";
-    if (auto text =
-            MemoryBuffer::getFile(outputPath("library-snapshot.json"))) {
+    if (auto text = MemoryBuffer::getFile(inOutput("library-snapshot.json"))) {
       Expected<json::Value> value = json::parse((*text)->getBuffer());
       if (!value)
         return fail("--resume: library-snapshot.json: " +
@@ -1091,7 +1092,7 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
     if (llmBudgetUsd.getNumOccurrences())
       llmConfig.budgetDollars = llmBudgetUsd;
     llmConfig.cacheDir =
-        llmCacheDir.empty() ? outputPath("llm-cache") : llmCacheDir.getValue();
+        llmCacheDir.empty() ? inOutput("llm-cache") : llmCacheDir.getValue();
     llmConfig.replay = llmReplay;
     if (Error error = llmConfig.validate())
       return fail(toString(std::move(error)));
@@ -1250,20 +1251,6 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
 
   const kf::SearchCandidate &best = result.candidates[*result.bestIndex];
   const kf::SearchCandidate &first = result.candidates[result.defaultIndex];
-  // A schedule for the problem, or a rewritten kernel.
-  auto compileBest = [&](const kf::SearchCandidate &candidate)
-      -> FailureOr<kf::CompiledCandidate> {
-    if (candidate.kind == kf::CandidateKind::Schedule)
-      return kf::compileCandidate(*loaded->module, problemName,
-                                  StringRef(candidate.script),
-                                  compileOptions());
-    OwningOpRef<ModuleOp> kernel =
-        parseSourceString<ModuleOp>(candidate.script, ParserConfig(&context));
-    if (!kernel)
-      return failure();
-    return kf::compileKernelCandidate(*loaded->module, problemName, *kernel,
-                                      compileOptions());
-  };
   auto describeBest = [](const kf::SearchCandidate &candidate) {
     if (candidate.hasGenome)
       return kf::describeGenome(candidate.genome);
@@ -1274,7 +1261,10 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   std::string bestFile = best.kind == kf::CandidateKind::Schedule
                              ? "best.schedule.mlir"
                              : "best.kernel.mlir";
-  FailureOr<kf::CompiledCandidate> bestCompiled = compileBest(best);
+  kf::CompileStage bestStage;
+  FailureOr<kf::CompiledCandidate> bestCompiled =
+      compileText(context, *loaded->module, best.kind, best.script,
+                  "best-candidate.mlir", bestStage);
   if (failed(bestCompiled))
     return fail("the best candidate no longer compiles");
   json::Array candidates;
