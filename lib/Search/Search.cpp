@@ -43,16 +43,6 @@ llvm::StringRef kf::stringifyMutationAction(MutationAction action) {
   llvm_unreachable("unknown action");
 }
 
-std::optional<MutationAction> kf::parseMutationAction(llvm::StringRef name) {
-  for (MutationAction action :
-       {MutationAction::VectorWidth, MutationAction::ReductionStep,
-        MutationAction::Threads, MutationAction::SplitReduction,
-        MutationAction::FuseElementwise, MutationAction::CollapseReductions})
-    if (stringifyMutationAction(action) == name)
-      return action;
-  return std::nullopt;
-}
-
 llvm::StringRef kf::stringifyCandidateKind(CandidateKind kind) {
   return kind == CandidateKind::Kernel ? "kernel" : "schedule";
 }
@@ -219,6 +209,15 @@ llvm::SmallVector<int64_t> splitFactorsFor(int64_t size) {
   return factors;
 }
 
+/// The largest of splitFactorsFor(size) up to `limit`; 0 when none.
+int64_t largestSplitFactor(int64_t size, int64_t limit) {
+  int64_t largest = 0;
+  for (int64_t f : splitFactorsFor(size))
+    if (f <= limit)
+      largest = f;
+  return largest;
+}
+
 /// A structure mutation; returns a description, or "" when none applies.
 std::string mutateStructure(Schedule &genome, const Restructured &structure,
                             MutationAction action, std::mt19937_64 &rng) {
@@ -357,9 +356,7 @@ kf::expertSeeds(const Schedule &defaultSchedule,
       int64_t wanted = 256;
       while (wanted < 8192 && outputs * wanted < 131072)
         wanted *= 2;
-      for (int64_t f : splitFactorsFor(shape.innerReductionSize))
-        if (f <= wanted)
-          factor = f;
+      factor = largestSplitFactor(shape.innerReductionSize, wanted);
     }
     split.splitFactors.push_back(factor);
     anySplit |= factor > 0;
@@ -386,14 +383,11 @@ std::optional<Schedule> kf::adaptGenome(const Schedule &genome,
     if (genome.splitFactors.size() != base->splittable.size())
       return std::nullopt;
     for (auto [factor, shape] :
-         llvm::zip_equal(genome.splitFactors, base->splittable)) {
-      int64_t fitted = 0;
-      if (factor > 0 && shape.reductionLoops == 1)
-        for (int64_t f : splitFactorsFor(shape.innerReductionSize))
-          if (f <= factor)
-            fitted = f;
-      adapted.splitFactors.push_back(fitted);
-    }
+         llvm::zip_equal(genome.splitFactors, base->splittable))
+      adapted.splitFactors.push_back(
+          factor > 0 && shape.reductionLoops == 1
+              ? largestSplitFactor(shape.innerReductionSize, factor)
+              : 0);
   }
   std::optional<Restructured> after = restructure(adapted);
   if (!after || after->shapes.size() != genome.ops.size())
@@ -588,11 +582,9 @@ SearchResult kf::runSearch(const Schedule &defaultSchedule,
   double defaultSeconds = result.candidates[0].outcome.status == "correct"
                               ? result.candidates[0].outcome.seconds
                               : 0;
-  // One island's proposal: a parent by tournament, an action weighted by
-  // the library, a mutation; std::nullopt when nothing new came of it.
   // Parent: binary tournament in the island (exploitation), or a random
   // member one time in four (exploration); none when the island has no
-  // member (of those `eligible` accepts).
+  // member (with a genome, when `genomesOnly`).
   auto selectParent = [&](unsigned island,
                           bool genomesOnly) -> std::optional<unsigned> {
     std::vector<unsigned> population;
@@ -607,6 +599,8 @@ SearchResult kf::runSearch(const Schedule &defaultSchedule,
     return explore ? a : (better(a, b) ? a : b);
   };
 
+  // One island's proposal: a parent by tournament, an action weighted by
+  // the library, a mutation; std::nullopt when nothing new came of it.
   auto propose = [&](unsigned island) -> std::optional<SearchCandidate> {
     auto focus = static_cast<ExpertFocus>(island % 4);
     // Rule experts mutate genomes: a script expert's candidate is no parent
@@ -628,14 +622,12 @@ SearchResult kf::runSearch(const Schedule &defaultSchedule,
                                          : 1.0);
     // Actions in weighted random order until one applies.
     std::optional<Proposal> proposal;
-    for (unsigned tries = 0; tries < actions.size() && !proposal; ++tries) {
+    while (!proposal && llvm::any_of(weights, [](double w) { return w > 0; })) {
       size_t chosen = std::discrete_distribution<size_t>(weights.begin(),
                                                          weights.end())(rng);
       weights[chosen] = 0;
       proposal = proposeMutation(base, *structure, actions[chosen], rng,
                                  callbacks.restructure);
-      if (llvm::all_of(weights, [](double w) { return w == 0; }))
-        break;
     }
     // The structure expert also tunes two parameters at once when no
     // rewrite applies.

@@ -292,15 +292,14 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
   if (failed(applied))
     return failure();
   SmallVector<ScheduledOp> *ops = &applied->ops;
+  bool rewritten = schedule.fuseElementwise || schedule.collapseReductions ||
+                   hasSplits(schedule);
   if (ops->size() != schedule.ops.size())
     return reference.emitError()
            << "the schedule describes " << schedule.ops.size()
            << " operations but the "
-           << (applied->ops.size() == applied->splittable.size() &&
-                       !schedule.fuseElementwise && !schedule.collapseReductions
-                   ? "reference"
-                   : "rewritten reference")
-           << " has " << ops->size() << " linalg operations";
+           << (rewritten ? "rewritten reference" : "reference") << " has "
+           << ops->size() << " linalg operations";
 
   std::string text;
   llvm::raw_string_ostream os(text);

@@ -62,7 +62,6 @@ public:
   void compile(llvm::ArrayRef<CandidateSource> candidates,
                llvm::function_ref<void(size_t, CompileReply)> onCompiled);
 
-  unsigned jobs() const { return workers.size(); }
   /// Worker processes started so far (restarts after crashes and timeouts
   /// included).
   unsigned starts() const { return numStarts; }

@@ -51,7 +51,6 @@ enum class MutationAction {
   CollapseReductions,
 };
 llvm::StringRef stringifyMutationAction(MutationAction action);
-std::optional<MutationAction> parseMutationAction(llvm::StringRef name);
 /// The actions an expert of `focus` chooses among.
 llvm::ArrayRef<MutationAction> actionsOf(ExpertFocus focus);
 
