@@ -20,6 +20,7 @@ config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%kf_src_root", config.kf_src_root))
 config.substitutions.append(("%examples", os.path.join(config.kf_src_root, "examples")))
+config.substitutions.append(("%bench", os.path.join(config.kf_src_root, "bench")))
 
 llvm_config.use_default_substitutions()
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
@@ -30,6 +31,9 @@ config.environment["KF_EXPERIENCE_DB"] = os.path.join(
 tool_dirs = [config.kf_tools_dir, config.llvm_tools_dir]
 tools = ["kf-opt", "kf-evolve"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+# The kf-evolve binary itself, for scripts that wrap it.
+config.substitutions.append(
+    ("%kf_evolve_path", os.path.join(config.kf_tools_dir, "kf-evolve")))
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 # FileCheck variables do not leak across CHECK-LABEL blocks.

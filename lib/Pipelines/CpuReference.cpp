@@ -3,12 +3,16 @@
 #include "kf/Pipelines/CpuReference.h"
 #include "kf/Transforms/Passes.h"
 
+#include "kf/Runtime/Evaluator.h"
 #include "kf/Runtime/ProblemSpec.h"
+#include "kf/Runtime/RuntimeKernels.h"
 
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -19,19 +23,12 @@
 
 using namespace mlir;
 
-llvm::Expected<std::vector<std::string>>
-kf::runReferenceOnCPU(ProblemOp problem,
-                      const std::vector<std::string> &inputs) {
-  ProblemSpec spec = buildProblemSpec(problem);
-  if (inputs.size() != spec.inputs.size())
-    return llvm::createStringError("expected %zu inputs, got %zu",
-                                   spec.inputs.size(), inputs.size());
-  for (auto [index, input] : llvm::enumerate(spec.inputs))
-    if ((int64_t)inputs[index].size() != input.bytes())
-      return llvm::createStringError("input %zu has %zu bytes, expected %lld",
-                                     index, inputs[index].size(),
-                                     (long long)input.bytes());
+kf::CpuReference::CpuReference(CpuReference &&) = default;
+kf::CpuReference::~CpuReference() = default;
 
+llvm::Expected<kf::CpuReference> kf::CpuReference::compile(ProblemOp problem) {
+  CpuReference reference;
+  reference.spec = buildProblemSpec(problem);
   MLIRContext *context = problem.getContext();
   std::string diagnostics;
   ScopedDiagnosticHandler handler(context, [&](Diagnostic &diag) {
@@ -39,10 +36,10 @@ kf::runReferenceOnCPU(ProblemOp problem,
     return success();
   });
   OwningOpRef<ModuleOp> module = ModuleOp::create(problem.getLoc());
-  Operation *reference = problem.getReferenceFunc()->clone();
-  module->getBody()->push_back(reference);
-  reference->setAttr("llvm.emit_c_interface", UnitAttr::get(context));
-  std::string name = problem.getReferenceFunc().getSymName().str();
+  Operation *function = problem.getReferenceFunc()->clone();
+  module->getBody()->push_back(function);
+  function->setAttr("llvm.emit_c_interface", UnitAttr::get(context));
+  reference.functionName = problem.getReferenceFunc().getSymName().str();
 
   PassManager pm(context);
   // The same f64 accumulation as the GPU reference (kf-widen-accumulators).
@@ -60,6 +57,13 @@ kf::runReferenceOnCPU(ProblemOp problem,
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
+  // Math functions without an LLVM intrinsic (erf, erfc, ...) become calls
+  // into the host's libm, which is also an implementation independent of
+  // the GPU's libdevice. libm has no rsqrt: 1 / sqrt first.
+  math::MathExpandOpsPassOptions expand;
+  expand.opMnemonics = {"rsqrt"};
+  pm.addPass(math::createMathExpandOpsPass(expand));
+  pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   if (failed(pm.run(*module)))
@@ -72,7 +76,24 @@ kf::runReferenceOnCPU(ProblemOp problem,
   options.transformer = makeOptimizingTransformer(2, 0, nullptr);
   auto engine = ExecutionEngine::create(*module, options);
   if (!engine)
-    return engine.takeError();
+    return llvm::createStringError(
+        "cannot compile the reference for the CPU: " +
+        llvm::toString(engine.takeError()) +
+        (diagnostics.empty() ? "" : ":\n" + diagnostics));
+  reference.engine = std::move(*engine);
+  return std::move(reference);
+}
+
+llvm::Expected<std::vector<std::string>>
+kf::CpuReference::run(const std::vector<std::string> &inputs) const {
+  if (inputs.size() != spec.inputs.size())
+    return llvm::createStringError("expected %zu inputs, got %zu",
+                                   spec.inputs.size(), inputs.size());
+  for (auto [index, input] : llvm::enumerate(spec.inputs))
+    if ((int64_t)inputs[index].size() != input.bytes())
+      return llvm::createStringError("input %zu has %zu bytes, expected %lld",
+                                     index, inputs[index].size(),
+                                     (long long)input.bytes());
 
   // Arguments: one strided memref descriptor per input and output
   // {allocated, aligned, offset, sizes[rank], strides[rank]}.
@@ -105,7 +126,82 @@ kf::runReferenceOnCPU(ProblemOp problem,
   for (void *&pointer : descriptorPointers)
     arguments.push_back(&pointer);
   if (llvm::Error error =
-          (*engine)->invokePacked("_mlir_ciface_" + name, arguments))
+          engine->invokePacked("_mlir_ciface_" + functionName, arguments))
     return std::move(error);
   return outputs;
+}
+
+llvm::Expected<std::vector<std::string>>
+kf::runReferenceOnCPU(ProblemOp problem,
+                      const std::vector<std::string> &inputs) {
+  llvm::Expected<CpuReference> reference = CpuReference::compile(problem);
+  if (!reference)
+    return reference.takeError();
+  return reference->run(inputs);
+}
+
+llvm::Expected<kf::HostProblemCheck>
+kf::checkProblemOnCPU(ProblemOp problem, unsigned trials, uint64_t seed) {
+  llvm::Expected<CpuReference> reference = CpuReference::compile(problem);
+  if (!reference)
+    return reference.takeError();
+  const ProblemSpec &spec = reference->getSpec();
+  struct Trivial {
+    TrivialKernel kernel;
+    std::string constant; // the output filled with it, from the first trial
+    bool passes = true;
+    unsigned judged = 0;
+  };
+  std::vector<Trivial> trivials;
+  for (const TrivialKernel &kernel : trivialKernels(spec))
+    trivials.push_back({kernel});
+
+  HostProblemCheck check;
+  for (unsigned trial = 0; trial < trials; ++trial) {
+    // The GPU evaluator's seeds: trial seed * 1000003 + input index.
+    uint64_t trialSeed = seed + trial;
+    std::vector<std::string> inputs;
+    for (auto [index, input] : llvm::enumerate(spec.inputs))
+      inputs.push_back(drawOnHost(input, trialSeed * 1000003ull + index));
+    llvm::Expected<std::vector<std::string>> outputs = reference->run(inputs);
+    if (!outputs)
+      return outputs.takeError();
+    for (Trivial &trivial : trivials) {
+      const TensorSpec &output = spec.outputs[trivial.kernel.output];
+      const std::string &expected = (*outputs)[trivial.kernel.output];
+      std::string tried;
+      switch (trivial.kernel.kind) {
+      case TrivialKernel::Kind::Zeros:
+        tried.assign(output.bytes(), '\0');
+        break;
+      case TrivialKernel::Kind::Constant:
+        if (trivial.constant.empty()) {
+          // Taken from this trial, judged on the later ones.
+          int64_t middle = output.numElements() / 2;
+          for (int64_t i = 0; i < output.numElements(); ++i)
+            trivial.constant.append(expected, middle * 4, 4);
+          continue;
+        }
+        tried = trivial.constant;
+        break;
+      case TrivialKernel::Kind::CopyOfInput:
+        tried = inputs[trivial.kernel.input];
+        break;
+      }
+      OutputErrors errors =
+          compareOnHost(output, tried, expected, spec.atol, spec.rtol);
+      trivial.passes &= errors.mismatches == 0;
+      ++trivial.judged;
+    }
+    if (trial == 0) {
+      check.inputs = std::move(inputs);
+      check.outputs = std::move(*outputs);
+    }
+  }
+  for (const Trivial &trivial : trivials)
+    if (trivial.passes && trivial.judged > 0) {
+      check.degenerate = trivial.kernel;
+      break;
+    }
+  return std::move(check);
 }

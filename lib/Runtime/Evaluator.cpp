@@ -1034,64 +1034,64 @@ Error GpuEvaluator::Impl::run(EvalResult &result, const ProblemSpec &spec,
     return text;
   };
 
-  // Trivial kernels the problem must reject (the degenerate-problem check):
-  // zeros, a constant (an element of the reference output), and a copy of
-  // each input of an output's type and size. Each stays a candidate while
-  // it passes on every trial with the declared distributions.
+  // Trivial kernels the problem must reject (the degenerate-problem check).
+  // Each stays a candidate while it passes on every trial with the
+  // declared distributions.
   struct Trivial {
-    std::string what;
-    unsigned output;
-    std::optional<unsigned> input; // a copy of this input
-    bool constant = false;         // else zeros
+    TrivialKernel kernel;
+    std::optional<uint32_t> constant; // set on the first checked trial
     bool passes = true;
+    unsigned judged = 0; // trials it was compared on
   };
   std::vector<Trivial> trivials;
   if (config.checkProblem)
-    for (auto [o, output] : llvm::enumerate(spec.outputs)) {
-      if (!output.isFloat())
-        continue;
-      trivials.push_back({"zeros", (unsigned)o, std::nullopt, false});
-      if (output.elementBytes() == 4)
-        trivials.push_back({"a constant", (unsigned)o, std::nullopt, true});
-      for (auto [i, input] : llvm::enumerate(spec.inputs))
-        if (input.elementType == output.elementType &&
-            input.bytes() == output.bytes())
-          trivials.push_back({("a copy of input " + llvm::Twine(i)).str(),
-                              (unsigned)o, (unsigned)i});
-    }
+    for (const TrivialKernel &kernel : trivialKernels(spec))
+      trivials.push_back({kernel});
   // Runs the trivial kernels against the reference outputs of this trial,
   // using the candidate's output buffers as scratch.
   auto checkTrivials = [&]() -> Error {
     for (Trivial &trivial : trivials) {
       if (!trivial.passes)
         continue;
-      const TensorSpec &output = spec.outputs[trivial.output];
-      CUdeviceptr reference = referenceOutputs[trivial.output].get();
-      CUdeviceptr scratch = candidateOutputs[trivial.output].get();
+      const TensorSpec &output = spec.outputs[trivial.kernel.output];
+      CUdeviceptr reference = referenceOutputs[trivial.kernel.output].get();
+      CUdeviceptr scratch = candidateOutputs[trivial.kernel.output].get();
       CUdeviceptr tried = scratch;
-      if (trivial.input) {
-        tried = inputSets[0][*trivial.input].get();
-      } else if (trivial.constant) {
-        uint32_t word = 0;
-        int64_t middle = output.numElements() / 2;
-        if (Error error = driver.check(
-                driver.cuMemcpyDtoH(&word, reference + middle * 4, 4),
-                "cuMemcpyDtoH(reference element)"))
+      switch (trivial.kernel.kind) {
+      case TrivialKernel::Kind::CopyOfInput:
+        tried = inputSets[0][trivial.kernel.input].get();
+        break;
+      case TrivialKernel::Kind::Constant:
+        if (!trivial.constant) {
+          // Taken from this trial, judged on the later ones.
+          uint32_t word = 0;
+          int64_t middle = output.numElements() / 2;
+          if (Error error = driver.check(
+                  driver.cuMemcpyDtoH(&word, reference + middle * 4, 4),
+                  "cuMemcpyDtoH(reference element)"))
+            return error;
+          trivial.constant = word;
+          continue;
+        }
+        if (Error error =
+                driver.check(driver.cuMemsetD32(scratch, *trivial.constant,
+                                                output.numElements()),
+                             "cuMemsetD32(constant)"))
           return error;
-        if (Error error = driver.check(
-                driver.cuMemsetD32(scratch, word, output.numElements()),
-                "cuMemsetD32(constant)"))
+        break;
+      case TrivialKernel::Kind::Zeros:
+        if (Error error =
+                driver.check(driver.cuMemsetD8(scratch, 0, output.bytes()),
+                             "cuMemsetD8(zeros)"))
           return error;
-      } else if (Error error =
-                     driver.check(driver.cuMemsetD8(scratch, 0, output.bytes()),
-                                  "cuMemsetD8(zeros)")) {
-        return error;
+        break;
       }
       Expected<OutputErrors> errors =
           compare(output, tried, reference, spec.atol, spec.rtol);
       if (!errors)
         return errors.takeError();
       trivial.passes = errors->mismatches == 0;
+      ++trivial.judged;
     }
     return Error::success();
   };
@@ -1216,16 +1216,10 @@ Error GpuEvaluator::Impl::run(EvalResult &result, const ProblemSpec &spec,
   bool incorrect = result.status == EvalStatus::Incorrect;
   if (config.checkProblem && anyDeclaredTrial && !incorrect) {
     for (const Trivial &trivial : trivials)
-      if (trivial.passes) {
+      if (trivial.passes && trivial.judged > 0) {
         result.status = EvalStatus::DegenerateProblem;
         result.problemCheck = "degenerate";
-        result.message = llvm::formatv(
-            "the problem is degenerate: a kernel writing {0} to output {1} "
-            "passes its tolerance (atol {2:e}, rtol {3:e}) on every trial with "
-            "the declared input distributions, so passing it proves "
-            "nothing; tighten the tolerance or widen the distributions "
-            "(e.g. include negative values)",
-            trivial.what, trivial.output, spec.atol, spec.rtol);
+        result.message = degenerateProblemMessage(spec, trivial.kernel);
         return Error::success();
       }
     result.problemCheck = "passed";

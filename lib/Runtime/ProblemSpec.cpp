@@ -5,6 +5,7 @@
 #include "kf/Dialect/KF/KFOps.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 
@@ -157,6 +158,47 @@ bool kf::fromJSON(const llvm::json::Value &value, ProblemSpec &spec,
     }
   }
   return true;
+}
+
+std::string kf::TrivialKernel::describe() const {
+  switch (kind) {
+  case Kind::Zeros:
+    return "zeros";
+  case Kind::Constant:
+    return "a constant";
+  case Kind::CopyOfInput:
+    return ("a copy of input " + llvm::Twine(input)).str();
+  }
+  llvm_unreachable("unknown trivial kernel");
+}
+
+llvm::SmallVector<kf::TrivialKernel>
+kf::trivialKernels(const ProblemSpec &spec) {
+  llvm::SmallVector<TrivialKernel> trivials;
+  for (auto [o, output] : llvm::enumerate(spec.outputs)) {
+    if (!output.isFloat())
+      continue;
+    trivials.push_back({TrivialKernel::Kind::Zeros, (unsigned)o});
+    if (output.elementBytes() == 4)
+      trivials.push_back({TrivialKernel::Kind::Constant, (unsigned)o});
+    for (auto [i, input] : llvm::enumerate(spec.inputs))
+      if (input.elementType == output.elementType &&
+          input.bytes() == output.bytes())
+        trivials.push_back(
+            {TrivialKernel::Kind::CopyOfInput, (unsigned)o, (unsigned)i});
+  }
+  return trivials;
+}
+
+std::string kf::degenerateProblemMessage(const ProblemSpec &spec,
+                                         const TrivialKernel &kernel) {
+  return llvm::formatv(
+      "the problem is degenerate: a kernel writing {0} to output {1} "
+      "passes its tolerance (atol {2:e}, rtol {3:e}) on every trial with "
+      "the declared input distributions, so passing it proves "
+      "nothing; tighten the tolerance or widen the distributions "
+      "(e.g. include negative values)",
+      kernel.describe(), kernel.output, spec.atol, spec.rtol);
 }
 
 kf::Distribution kf::negate(const Distribution &distribution) {

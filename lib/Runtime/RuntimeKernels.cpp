@@ -1,13 +1,18 @@
 //===- RuntimeKernels.cpp - kf's own GPU kernels --------------------------===//
 
 #include "kf/Runtime/RuntimeKernels.h"
+#include "kf/Runtime/ProblemSpec.h"
 
+#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include <array>
+#include <cmath>
+#include <cstring>
 
 using namespace llvm;
+using namespace kf;
 
 ArrayRef<StringRef> kf::runtimeElementTypes() {
   static const StringRef types[] = {"f32", "f16", "bf16", "f64", "i1",
@@ -24,6 +29,60 @@ uint64_t kf::splitMix64(uint64_t index, uint64_t seed) {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
+}
+
+std::string kf::drawOnHost(const TensorSpec &tensor, uint64_t seed) {
+  int64_t n = tensor.numElements();
+  unsigned width = tensor.elementBytes();
+  std::string bytes(n * width, '\0');
+  StringRef type = tensor.elementType;
+  const Distribution &distribution = tensor.distribution;
+  auto storeFloat = [&](int64_t i, double value) {
+    if (type == "f64") {
+      std::memcpy(&bytes[i * 8], &value, 8);
+    } else if (type == "f32") {
+      float narrow = (float)value;
+      std::memcpy(&bytes[i * 4], &narrow, 4);
+    } else {
+      // arith.truncf rounds to nearest even, as APFloat does.
+      llvm::APFloat narrow(value);
+      bool losesInfo;
+      narrow.convert(type == "f16" ? llvm::APFloat::IEEEhalf()
+                                   : llvm::APFloat::BFloat(),
+                     llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+      uint16_t bits = narrow.bitcastToAPInt().getZExtValue();
+      std::memcpy(&bytes[i * 2], &bits, 2);
+    }
+  };
+  for (int64_t i = 0; i < n; ++i) {
+    uint64_t h = splitMix64(i, seed);
+    switch (distribution.kind) {
+    case Distribution::Kind::Uniform: {
+      double u = (double)(h >> 40) * 5.9604644775390625E-8;
+      storeFloat(i, distribution.a + u * (distribution.b - distribution.a));
+      break;
+    }
+    case Distribution::Kind::Normal: {
+      // Box-Muller in f32, as fill_normal_T computes it.
+      float u1 = ((float)(h >> 40) + 1.0f) * 5.96046448E-8f;
+      float u2 = (float)(h & 16777215) * 5.96046448E-8f;
+      float r = std::sqrt(std::log(u1) * -2.0f);
+      float z = r * std::cos(u2 * 6.28318548f);
+      storeFloat(i, distribution.a + (double)z * distribution.b);
+      break;
+    }
+    case Distribution::Kind::IntRange: {
+      auto span = (uint64_t)(int64_t)(distribution.b - distribution.a);
+      int64_t value = (int64_t)distribution.a + (int64_t)((h >> 1) % span);
+      // arith.trunci keeps the low bytes (i1: the low bit).
+      if (type == "i1")
+        value &= 1;
+      std::memcpy(&bytes[i * width], &value, width);
+      break;
+    }
+    }
+  }
+  return bytes;
 }
 
 namespace {

@@ -36,9 +36,11 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
@@ -62,6 +64,11 @@ static cl::SubCommand checkReferenceCommand(
     "check-reference",
     "Cross-check the GPU reference (default schedule) against the reference "
     "run on the CPU with MLIR's ExecutionEngine, on the same inputs");
+static cl::SubCommand checkProblemCommand(
+    "check-problem",
+    "Run the degenerate-problem check on the CPU (small shapes): the "
+    "reference on inputs drawn from the declared distributions against "
+    "trivial kernels; --dump writes the first trial as NumPy files");
 static cl::SubCommand
     workerCommand("worker", "Internal: the isolated GPU measurement process");
 static cl::SubCommand importCommand(
@@ -88,7 +95,8 @@ static cl::opt<std::string>
     problemPath(cl::Positional, cl::desc("<problem.mlir>"),
                 cl::sub(compileCommand), cl::sub(evalCommand),
                 cl::sub(searchCommand), cl::sub(checkReferenceCommand),
-                cl::sub(compileWorkerCommand), cl::cat(category));
+                cl::sub(checkProblemCommand), cl::sub(compileWorkerCommand),
+                cl::cat(category));
 static cl::list<std::string> schedulePaths(
     "schedule",
     cl::desc("A candidate given as a transform script (default: kf's default "
@@ -107,7 +115,8 @@ static cl::opt<std::string>
                          "file holds several"),
                 cl::sub(compileCommand), cl::sub(evalCommand),
                 cl::sub(searchCommand), cl::sub(checkReferenceCommand),
-                cl::sub(compileWorkerCommand), cl::cat(category));
+                cl::sub(checkProblemCommand), cl::sub(compileWorkerCommand),
+                cl::cat(category));
 static cl::opt<std::string> chip("chip", cl::desc("Target GPU"),
                                  cl::init("sm_90"), cl::sub(compileCommand),
                                  cl::sub(evalCommand), cl::sub(searchCommand),
@@ -138,10 +147,17 @@ static cl::opt<EmitKind> emit(
                           "bottleneck as JSON (docs/diagnosis.md)")),
     cl::sub(compileCommand), cl::cat(category));
 
-static cl::opt<unsigned> trials("trials",
-                                cl::desc("Correctness trials on fresh inputs"),
-                                cl::init(3), cl::sub(evalCommand),
-                                cl::sub(searchCommand), cl::cat(category));
+static cl::opt<unsigned>
+    trials("trials", cl::desc("Correctness trials on fresh inputs"),
+           cl::init(4), cl::sub(evalCommand), cl::sub(searchCommand),
+           cl::sub(checkProblemCommand), cl::cat(category));
+static cl::opt<std::string>
+    dumpDirectory("dump",
+                  cl::desc("Write the first trial's inputs and reference "
+                           "outputs to this directory as input<i>.npy and "
+                           "output<i>.npy"),
+                  cl::value_desc("dir"), cl::sub(checkProblemCommand),
+                  cl::cat(category));
 static cl::opt<unsigned> maxRuns("runs", cl::desc("Most timed runs"),
                                  cl::init(50), cl::sub(evalCommand),
                                  cl::sub(searchCommand), cl::cat(category));
@@ -159,7 +175,7 @@ static cl::opt<unsigned> seed("seed",
                               cl::init(1), cl::sub(evalCommand),
                               cl::sub(searchCommand),
                               cl::sub(checkReferenceCommand),
-                              cl::cat(category));
+                              cl::sub(checkProblemCommand), cl::cat(category));
 static cl::opt<int> device("device", cl::desc("CUDA device ordinal"),
                            cl::init(0), cl::sub(evalCommand),
                            cl::sub(searchCommand),
@@ -733,6 +749,101 @@ int runCheckReference(MLIRContext &context, const char *argv0) {
                                  {"outputs", std::move(outputs)}}))
          << "\n";
   return agree ? 0 : 2;
+}
+
+/// Writes `bytes` of `tensor` as a NumPy .npy file (format version 1.0: a
+/// magic string, a header dict, raw little-endian data). Hand-written: the
+/// format is a dozen lines and no dependency we have writes it. bf16, which
+/// NumPy lacks, is written as its raw 16-bit words ('<u2').
+static Error writeNpy(StringRef path, const kf::TensorSpec &tensor,
+                      StringRef bytes) {
+  StringRef descr = llvm::StringSwitch<StringRef>(tensor.elementType)
+                        .Case("f64", "<f8")
+                        .Case("f32", "<f4")
+                        .Case("f16", "<f2")
+                        .Case("bf16", "<u2")
+                        .Case("i64", "<i8")
+                        .Case("i32", "<i4")
+                        .Case("i16", "<i2")
+                        .Case("i8", "|i1")
+                        .Case("i1", "|b1")
+                        .Default("");
+  if (descr.empty())
+    return createStringError("cannot write element type " + tensor.elementType +
+                             " as NumPy");
+  std::string shape;
+  for (int64_t size : tensor.shape)
+    shape += std::to_string(size) + ", ";
+  std::string header = formatv("{{'descr': '{0}', 'fortran_order': False, "
+                               "'shape': ({1}), }",
+                               descr, shape);
+  // Magic (6) + version (2) + length (2) + header, padded with spaces to a
+  // multiple of 64 and ended by a newline.
+  size_t total = alignTo(10 + header.size() + 1, 64);
+  header.append(total - 10 - header.size() - 1, ' ');
+  header += '\n';
+  std::error_code error;
+  raw_fd_ostream os(path, error);
+  if (error)
+    return createStringError("cannot write " + path + ": " + error.message());
+  os << "\x93NUMPY" << '\x01' << '\x00';
+  os << (char)(header.size() & 0xff) << (char)(header.size() >> 8);
+  os << header << bytes;
+  return Error::success();
+}
+
+/// kf-evolve check-problem: the degenerate-problem check on the CPU, for
+/// machines without a GPU (and the benchmark suite's CPU checks).
+int runCheckProblem(MLIRContext &context) {
+  SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  std::optional<LoadedProblem> loaded = loadProblem(context, sourceMgr);
+  if (!loaded)
+    return 1;
+  if (trials < 2)
+    return fail("check-problem needs --trials 2 or more: the constant kernel "
+                "is taken from one trial and judged on the others");
+  Expected<kf::HostProblemCheck> check =
+      kf::checkProblemOnCPU(loaded->problem, trials, seed);
+  if (!check)
+    return fail("the CPU reference did not run: " +
+                toString(check.takeError()));
+  kf::ProblemSpec spec = kf::buildProblemSpec(loaded->problem);
+  json::Object result{
+      {"problem", loaded->problem.getSymName()},
+      {"problem_check", check->degenerate ? "degenerate" : "passed"},
+      {"trials", (int64_t)trials},
+      {"seed", (int64_t)seed}};
+  if (check->degenerate)
+    result["message"] = kf::degenerateProblemMessage(spec, *check->degenerate);
+  if (!dumpDirectory.empty()) {
+    if (std::error_code error = sys::fs::create_directories(dumpDirectory))
+      return fail("cannot create " + dumpDirectory + ": " + error.message());
+    auto dump = [&](StringRef prefix, ArrayRef<kf::TensorSpec> tensors,
+                    const std::vector<std::string> &values,
+                    json::Array &files) -> Error {
+      for (auto [index, tensor] : llvm::enumerate(tensors)) {
+        std::string name = (prefix + Twine(index) + ".npy").str();
+        SmallString<256> path(dumpDirectory);
+        sys::path::append(path, name);
+        if (Error error = writeNpy(path, tensor, values[index]))
+          return error;
+        files.push_back(json::Object{{"file", name},
+                                     {"type", tensor.elementType},
+                                     {"shape", json::Array(tensor.shape)}});
+      }
+      return Error::success();
+    };
+    json::Array inputs, outputs;
+    if (Error error = dump("input", spec.inputs, check->inputs, inputs))
+      return fail(toString(std::move(error)));
+    if (Error error = dump("output", spec.outputs, check->outputs, outputs))
+      return fail(toString(std::move(error)));
+    result["inputs"] = std::move(inputs);
+    result["outputs"] = std::move(outputs);
+  }
+  outs() << formatv("{0:2}", json::Value(std::move(result))) << "\n";
+  return check->degenerate ? 2 : 0;
 }
 
 int runWorkerCommand(MLIRContext &context) {
@@ -1444,6 +1555,9 @@ int main(int argc, char **argv) {
   if (checkReferenceCommand)
     return problemPath.empty() ? fail("check-reference needs a problem file")
                                : runCheckReference(context, argv[0]);
+  if (checkProblemCommand)
+    return problemPath.empty() ? fail("check-problem needs a problem file")
+                               : runCheckProblem(context);
   if (workerCommand)
     return runWorkerCommand(context);
   if (libraryCommand)

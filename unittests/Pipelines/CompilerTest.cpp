@@ -196,6 +196,63 @@ TEST_F(CompilerTest, CpuReferenceRejectsWrongInputSizes) {
             std::string::npos);
 }
 
+// The mean of many draws is nearly the same on every trial: under a loose
+// tolerance a kernel writing one fixed value passes, under a tight one it
+// does not. The constant comes from the first trial and is judged on the
+// others (judged on its own trial, every scalar output would pass).
+constexpr const char *kMean = R"mlir(
+  kf.problem @mean reference(@mean_ref) inputs([#kf.uniform<-1.0, 3.0>])
+      tolerance(<atol = 0.0, rtol = RTOL>)
+  func.func @mean_ref(%x: tensor<4096xf32>) -> tensor<f32> {
+    %zero = arith.constant 0.0 : f32
+    %n = arith.constant 4096.0 : f32
+    %init = tensor.empty() : tensor<f32>
+    %acc = linalg.fill ins(%zero : f32) outs(%init : tensor<f32>) -> tensor<f32>
+    %s = linalg.generic {
+        indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> ()>],
+        iterator_types = ["reduction"]}
+        ins(%x : tensor<4096xf32>) outs(%acc : tensor<f32>) {
+    ^bb0(%in: f32, %out: f32):
+      %v = arith.addf %in, %out : f32
+      linalg.yield %v : f32
+    } -> tensor<f32>
+    %m = linalg.generic {
+        indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>],
+        iterator_types = []}
+        ins(%s : tensor<f32>) outs(%init : tensor<f32>) {
+    ^bb0(%in: f32, %out: f32):
+      %v = arith.divf %in, %n : f32
+      linalg.yield %v : f32
+    } -> tensor<f32>
+    return %m : tensor<f32>
+  }
+)mlir";
+
+TEST_F(CompilerTest, HostProblemCheckJudgesTheConstantOnLaterTrials) {
+  auto check = [&](llvm::StringRef rtol, unsigned trials) {
+    std::string text = kMean;
+    text.replace(text.find("RTOL"), 4, rtol.str());
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+    EXPECT_TRUE(module);
+    FailureOr<kf::ProblemOp> problem = kf::lookupProblem(*module);
+    EXPECT_TRUE(succeeded(problem));
+    llvm::Expected<kf::HostProblemCheck> result =
+        kf::checkProblemOnCPU(*problem, trials, /*seed=*/1);
+    EXPECT_TRUE(!!result) << llvm::toString(result.takeError());
+    std::string found =
+        result->degenerate ? result->degenerate->describe() : "passed";
+    // The first trial's draw and output come back for independent checks.
+    EXPECT_EQ(result->inputs.size(), 1u);
+    EXPECT_EQ(result->inputs[0].size(), 4096u * 4);
+    EXPECT_EQ(result->outputs[0].size(), 4u);
+    return found;
+  };
+  EXPECT_EQ(check("0.5", 4), "a constant");
+  EXPECT_EQ(check("1.0e-06", 4), "passed");
+  // With one trial the constant is never judged.
+  EXPECT_EQ(check("0.5", 1), "passed");
+}
+
 } // namespace
 
 namespace {

@@ -7,6 +7,8 @@
 #include "gtest/gtest.h"
 
 #include <cmath>
+#include <cstring>
+#include <set>
 
 using namespace kf;
 
@@ -137,6 +139,81 @@ TEST(SplitMix64, MatchesTheReferenceSequence) {
   EXPECT_EQ(splitMix64(0, 0), 0xE220A8397B1DCDAFull);
   EXPECT_NE(splitMix64(1, 0), splitMix64(0, 1));
   EXPECT_EQ(splitMix64(12345, 7), splitMix64(12345, 7));
+}
+
+TEST(DrawOnHost, UniformMatchesTheGpuFormulaBitForBit) {
+  TensorSpec tensor{"f32", {3, 5}, {Distribution::Kind::Uniform, -2.0, 6.0}};
+  std::string bytes = drawOnHost(tensor, 42);
+  ASSERT_EQ((int64_t)bytes.size(), tensor.bytes());
+  for (int64_t i = 0; i < tensor.numElements(); ++i) {
+    float value;
+    std::memcpy(&value, &bytes[i * 4], 4);
+    // fill_uniform: the top 24 bits of the hash, scaled into [lo, hi).
+    double u = (double)(splitMix64(i, 42) >> 40) / 16777216.0;
+    EXPECT_EQ(value, (float)(-2.0 + u * 8.0)) << i;
+    EXPECT_GE(value, -2.0f);
+    EXPECT_LT(value, 6.0f);
+  }
+  EXPECT_EQ(drawOnHost(tensor, 42), bytes);
+  EXPECT_NE(drawOnHost(tensor, 43), bytes);
+}
+
+TEST(DrawOnHost, IntegersStayInRangeAndBooleansAreBits) {
+  TensorSpec ints{"i64", {1000}, {Distribution::Kind::IntRange, -3.0, 4.0}};
+  std::string bytes = drawOnHost(ints, 7);
+  std::set<int64_t> seen;
+  for (int64_t i = 0; i < 1000; ++i) {
+    int64_t value;
+    std::memcpy(&value, &bytes[i * 8], 8);
+    EXPECT_GE(value, -3);
+    EXPECT_LT(value, 4);
+    seen.insert(value);
+  }
+  EXPECT_EQ(seen.size(), 7u);
+  TensorSpec bits{"i1", {1000}, {Distribution::Kind::IntRange, 0.0, 2.0}};
+  std::string mask = drawOnHost(bits, 7);
+  ASSERT_EQ(mask.size(), 1000u);
+  int ones = 0;
+  for (char byte : mask) {
+    EXPECT_TRUE(byte == 0 || byte == 1);
+    ones += byte;
+  }
+  EXPECT_GT(ones, 400);
+  EXPECT_LT(ones, 600);
+}
+
+TEST(DrawOnHost, NormalHasTheDeclaredMoments) {
+  TensorSpec tensor{"f64", {20000}, {Distribution::Kind::Normal, 3.0, 0.5}};
+  std::string bytes = drawOnHost(tensor, 1);
+  double sum = 0, squares = 0;
+  for (int64_t i = 0; i < 20000; ++i) {
+    double value;
+    std::memcpy(&value, &bytes[i * 8], 8);
+    sum += value;
+    squares += value * value;
+  }
+  double mean = sum / 20000, variance = squares / 20000 - mean * mean;
+  EXPECT_NEAR(mean, 3.0, 0.02);
+  EXPECT_NEAR(std::sqrt(variance), 0.5, 0.02);
+}
+
+TEST(TrivialKernels, ZerosConstantAndSameSizedCopiesOfFloatOutputs) {
+  ProblemSpec spec;
+  spec.inputs = {{"f32", {4, 8}, {}}, {"f32", {8}, {}}, {"i32", {4, 8}, {}}};
+  spec.outputs = {{"f32", {4, 8}, {}}, {"i64", {4}, {}}, {"f64", {2}, {}}};
+  llvm::SmallVector<TrivialKernel> kernels = trivialKernels(spec);
+  std::vector<std::string> described;
+  for (const TrivialKernel &kernel : kernels)
+    described.push_back(std::to_string(kernel.output) + ": " +
+                        kernel.describe());
+  // Integer outputs get none; the constant needs 4-byte elements; only
+  // input 0 has output 0's type and size.
+  EXPECT_EQ(described,
+            (std::vector<std::string>{"0: zeros", "0: a constant",
+                                      "0: a copy of input 0", "2: zeros"}));
+  EXPECT_NE(degenerateProblemMessage(spec, kernels[2])
+                .find("a kernel writing a copy of input 0 to output 0"),
+            std::string::npos);
 }
 
 TEST(RuntimeKernels, SourceNamesEveryKernel) {

@@ -29,7 +29,7 @@ namespace kf {
 struct EvalConfig {
   int device = 0;
   /// Correctness trials, each on freshly drawn inputs (seed + trial).
-  unsigned trials = 3;
+  unsigned trials = 4;
   uint64_t seed = 1;
   /// Input sets the timed runs rotate over (set 0 is the last trial's).
   unsigned inputSets = 2;

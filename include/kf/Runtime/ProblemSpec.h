@@ -54,6 +54,37 @@ struct ProblemSpec {
 /// Reads a verified kf.problem.
 ProblemSpec buildProblemSpec(ProblemOp problem);
 
+/// A trivial kernel of the degenerate-problem check: one the problem's
+/// tolerance must reject, or passing it proves nothing.
+struct TrivialKernel {
+  enum class Kind {
+    /// Writes zeros.
+    Zeros,
+    /// Writes one fixed value everywhere: the middle element of the first
+    /// checked trial's reference output, judged on the later trials (a
+    /// kernel cannot know each trial's reference: judged on the trial it
+    /// came from, it would pass every scalar output).
+    Constant,
+    /// Copies input `input` (same element type and size as the output).
+    CopyOfInput
+  };
+  Kind kind;
+  unsigned output;
+  unsigned input = 0;
+
+  /// "zeros", "a constant", "a copy of input 1".
+  std::string describe() const;
+};
+
+/// The trivial kernels for `spec`'s floating-point outputs: zeros, a
+/// constant (4-byte elements), and a copy of each input of the output's
+/// element type and size.
+llvm::SmallVector<TrivialKernel> trivialKernels(const ProblemSpec &spec);
+
+/// Says that `kernel` passes every trial of `spec` and what to do about it.
+std::string degenerateProblemMessage(const ProblemSpec &spec,
+                                     const TrivialKernel &kernel);
+
 llvm::json::Value toJSON(const ProblemSpec &spec);
 bool fromJSON(const llvm::json::Value &value, ProblemSpec &spec,
               llvm::json::Path path);

@@ -47,6 +47,15 @@ std::string runtimeKernelName(llvm::StringRef operation,
 /// hash. Exposed so that unit tests check the generator against the host.
 uint64_t splitMix64(uint64_t index, uint64_t seed);
 
+struct TensorSpec;
+
+/// The values fill_uniform_T, fill_normal_T and fill_int_T write for
+/// `tensor` (its declared distribution) and `seed`, drawn on the host as raw
+/// little-endian bytes. The same formulas as the GPU kernels: uniform and
+/// integer draws are bit for bit those of the GPU; normal draws may differ
+/// in the last bits, as the host's log and cos round differently.
+std::string drawOnHost(const TensorSpec &tensor, uint64_t seed);
+
 } // namespace kf
 
 #endif // KF_RUNTIME_RUNTIMEKERNELS_H
