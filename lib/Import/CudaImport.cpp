@@ -10,6 +10,8 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Target/LLVMIR/Import.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Demangle/Demangle.h"
+#include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IRReader/IRReader.h"
@@ -59,6 +61,87 @@ std::string defaultCudaPath() {
 #else
   return "/usr/local/cuda";
 #endif
+}
+
+/// Compiles `sourcePath` with clang in `mode` (--cuda-device-only or
+/// --cuda-host-only) to LLVM IR, in a subprocess with a time limit. Code
+/// that does not compile fails with clang's diagnostics.
+llvm::Expected<std::unique_ptr<llvm::Module>>
+compileCudaToIR(llvm::StringRef clang, llvm::StringRef cudaPath,
+                llvm::StringRef sourcePath, llvm::StringRef mode,
+                const kf::CudaImportOptions &options,
+                llvm::LLVMContext &llvmContext) {
+  TemporaryFile ir, diagnostics;
+  if (std::error_code error =
+          llvm::sys::fs::createTemporaryFile("kf-cuda", "ll", ir.path))
+    return importError("cannot create a temporary file: " + error.message());
+  if (std::error_code error = llvm::sys::fs::createTemporaryFile(
+          "kf-cuda", "stderr", diagnostics.path))
+    return importError("cannot create a temporary file: " + error.message());
+  std::vector<std::string> arguments = {
+      clang.str(), "-x", "cuda", mode.str(), "--cuda-gpu-arch=" + options.chip,
+      "--cuda-path=" + cudaPath.str(),
+      // CUDA 13 is newer than clang 22 knows; it works (design.md).
+      "-Wno-unknown-cuda-version", "-O3",
+      // Line tables only: the imported ops then carry .cu locations, so
+      // findings point at the CUDA source.
+      "-gline-tables-only", "-S", "-emit-llvm", "-o", std::string(ir.path)};
+  for (const auto &[name, value] : options.defines)
+    arguments.push_back("-D" + name + "=" + value);
+  arguments.push_back(sourcePath.str());
+  llvm::SmallVector<llvm::StringRef> argv(arguments.begin(), arguments.end());
+  std::optional<llvm::StringRef> redirects[] = {
+      llvm::StringRef(""), llvm::StringRef(diagnostics.path),
+      llvm::StringRef(diagnostics.path)};
+  std::string executeError;
+  int status =
+      llvm::sys::ExecuteAndWait(clang, argv, std::nullopt, redirects,
+                                options.timeoutSeconds, 0, &executeError);
+  std::string compilerOutput;
+  if (auto text = llvm::MemoryBuffer::getFile(diagnostics.path))
+    compilerOutput = (*text)->getBuffer().trim().str();
+  if (status != 0)
+    return importError(
+        llvm::formatv(
+            "{0} does not compile as CUDA {1} code ({2}):\n{3}", sourcePath,
+            mode == "--cuda-host-only" ? "host" : "device",
+            status < 0 ? executeError
+                       : "clang exit status " + std::to_string(status),
+            compilerOutput)
+            .str());
+  llvm::SMDiagnostic parseError;
+  std::unique_ptr<llvm::Module> module =
+      llvm::parseIRFile(ir.path, parseError, llvmContext);
+  if (!module)
+    return importError("cannot read clang's LLVM IR: " +
+                       parseError.getMessage());
+  return std::move(module);
+}
+
+/// Host functions defined by the host side of a CUDA source, other than
+/// what clang generates for every kernel (its launch stub, the module's
+/// registration): "file:line: host code: NAME ...".
+std::vector<std::string> hostCodeIn(const llvm::Module &host,
+                                    llvm::StringRef sourcePath) {
+  std::vector<std::string> reasons;
+  for (const llvm::Function &function : host) {
+    if (function.isDeclaration())
+      continue;
+    std::string name = llvm::demangle(function.getName());
+    if (name.find("__device_stub__") != std::string::npos ||
+        llvm::StringRef(name).starts_with("__cuda_") ||
+        llvm::StringRef(name).starts_with("__clang_"))
+      continue;
+    unsigned line = 0;
+    if (const llvm::DISubprogram *subprogram = function.getSubprogram())
+      line = subprogram->getLine();
+    reasons.push_back(llvm::formatv("{0}:{1}: host code ({2}) is not accepted "
+                                    "from candidates: kf runs the host side; "
+                                    "describe launches in the launch plan",
+                                    sourcePath, line, name)
+                          .str());
+  }
+  return reasons;
 }
 
 } // namespace
@@ -124,50 +207,23 @@ kf::importCuda(llvm::StringRef sourcePath, MLIRContext *context,
                        "set $KF_CLANG)");
   std::string cudaPath =
       options.cudaPath.empty() ? defaultCudaPath() : options.cudaPath;
-
-  TemporaryFile ir, diagnostics;
-  if (std::error_code error =
-          llvm::sys::fs::createTemporaryFile("kf-cuda", "ll", ir.path))
-    return importError("cannot create a temporary file: " + error.message());
-  if (std::error_code error = llvm::sys::fs::createTemporaryFile(
-          "kf-cuda", "stderr", diagnostics.path))
-    return importError("cannot create a temporary file: " + error.message());
-  std::vector<std::string> arguments = {
-      clang, "-x", "cuda", "--cuda-device-only",
-      "--cuda-gpu-arch=" + options.chip, "--cuda-path=" + cudaPath,
-      // CUDA 13 is newer than clang 22 knows; it works (design.md).
-      "-Wno-unknown-cuda-version", "-O3",
-      // Line tables only: the imported ops then carry .cu locations, so
-      // findings point at the CUDA source.
-      "-gline-tables-only", "-S", "-emit-llvm", "-o", std::string(ir.path),
-      sourcePath.str()};
-  llvm::SmallVector<llvm::StringRef> argv(arguments.begin(), arguments.end());
-  std::optional<llvm::StringRef> redirects[] = {
-      llvm::StringRef(""), llvm::StringRef(diagnostics.path),
-      llvm::StringRef(diagnostics.path)};
-  std::string executeError;
-  int status =
-      llvm::sys::ExecuteAndWait(clang, argv, std::nullopt, redirects,
-                                options.timeoutSeconds, 0, &executeError);
-  std::string compilerOutput;
-  if (auto text = llvm::MemoryBuffer::getFile(diagnostics.path))
-    compilerOutput = (*text)->getBuffer().trim().str();
-  if (status != 0)
-    return importError(
-        llvm::formatv(
-            "{0} does not compile as CUDA device code ({1}):\n{2}", sourcePath,
-            status < 0 ? executeError
-                       : "clang exit status " + std::to_string(status),
-            compilerOutput)
-            .str());
-
   llvm::LLVMContext llvmContext;
-  llvm::SMDiagnostic parseError;
-  std::unique_ptr<llvm::Module> llvmModule =
-      llvm::parseIRFile(ir.path, parseError, llvmContext);
+  llvm::Expected<std::unique_ptr<llvm::Module>> llvmModule = compileCudaToIR(
+      clang, cudaPath, sourcePath, "--cuda-device-only", options, llvmContext);
   if (!llvmModule)
-    return importError("cannot read clang's LLVM IR: " +
-                       parseError.getMessage());
+    return llvmModule.takeError();
+  if (options.untrusted) {
+    // Host code never runs (kf owns the host side), but a candidate that
+    // brings some says something is off: refuse it, naming the functions.
+    llvm::LLVMContext hostContext;
+    llvm::Expected<std::unique_ptr<llvm::Module>> host = compileCudaToIR(
+        clang, cudaPath, sourcePath, "--cuda-host-only", options, hostContext);
+    if (!host)
+      return host.takeError();
+    std::vector<std::string> reasons = hostCodeIn(**host, sourcePath);
+    if (!reasons.empty())
+      return importError("refused: " + llvm::join(reasons, "\nrefused: "));
+  }
   // The importer warns about data-layout tokens and module flags it does
   // not model (harmless, design.md); only its errors matter here.
   std::string importErrors;
@@ -178,7 +234,7 @@ kf::importCuda(llvm::StringRef sourcePath, MLIRContext *context,
         importErrors += diagnostic.str() + "\n";
       return success();
     });
-    imported = translateLLVMIRToModule(std::move(llvmModule), context,
+    imported = translateLLVMIRToModule(std::move(*llvmModule), context,
                                        /*emitExpensiveWarnings=*/false);
   }
   if (!imported)
@@ -204,6 +260,12 @@ kf::importCuda(llvm::StringRef sourcePath, MLIRContext *context,
   Block &body = gpuModule.getBodyRegion().front();
   for (Operation &op : llvm::make_early_inc_range(*imported->getBody()))
     op.moveBefore(&body, body.without_terminator().end());
+
+  // Kernels are what gpu.launch_func may launch.
+  for (auto func : gpuModule.getOps<LLVM::LLVMFuncOp>())
+    if (func.getCConv() == LLVM::CConv::PTX_Kernel)
+      func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                    builder.getUnitAttr());
 
   // Roles of each kernel's pointer parameters, for the cheat checks.
   if (!options.pointerRoles.empty())

@@ -14,6 +14,7 @@
 
 #include "kf/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Pass/PassManager.h"
 
@@ -33,6 +34,8 @@ llvm::StringRef kf::stringifyCompileStage(CompileStage stage) {
     return "cheat-check";
   case CompileStage::HostCode:
     return "host-code";
+  case CompileStage::Cuda:
+    return "cuda";
   }
   llvm_unreachable("unknown compile stage");
 }
@@ -107,6 +110,11 @@ static LogicalResult lowerAndDiagnose(
       rejections->append(cheats.begin(), cheats.end());
     return failAt(kf::CompileStage::CheatCheck, failedStage);
   }
+  // Roles served the cheat checks; LLVM IR has no place for them.
+  payload.walk([](LLVM::LLVMFuncOp func) {
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      func.removeArgAttr(i, "kf.role");
+  });
   PassManager serialize(payload.getContext());
   kf::buildSerializePipeline(serialize, lowering);
   if (failed(serialize.run(payload)))

@@ -12,6 +12,7 @@
 #include "kf/Analysis/ProblemAnalysis.h"
 #include "kf/Dialect/KF/KFOps.h"
 #include "kf/Import/CudaImport.h"
+#include "kf/Import/CudaLaunch.h"
 #include "kf/InitAll.h"
 #include "kf/Pipelines/Compiler.h"
 #include "kf/Pipelines/CpuReference.h"
@@ -19,6 +20,7 @@
 #include "kf/Runtime/ProblemSpec.h"
 #include "kf/Runtime/Worker.h"
 #include "kf/Search/CompilePool.h"
+#include "kf/Search/CudaExpert.h"
 #include "kf/Search/ExperienceLibrary.h"
 #include "kf/Search/LLMExpert.h"
 #include "kf/Search/Records.h"
@@ -109,6 +111,36 @@ static cl::list<std::string> kernelPaths(
              "takes the inputs then outputs as memrefs and launches kernels"),
     cl::value_desc("file"), cl::sub(compileCommand), cl::sub(evalCommand),
     cl::cat(category));
+static cl::list<std::string> cudaPaths(
+    "cuda",
+    cl::desc("A candidate given as CUDA device code, bound to the problem by "
+             "the launch plan (--launch; docs/cuda-input.md)"),
+    cl::value_desc("file.cu"), cl::sub(compileCommand), cl::sub(evalCommand),
+    cl::sub(searchCommand), cl::cat(category));
+static cl::opt<std::string> launchPlanPath(
+    "launch", cl::desc("The launch plan (JSON) of the --cuda candidates"),
+    cl::value_desc("plan.json"), cl::sub(compileCommand), cl::sub(evalCommand),
+    cl::sub(searchCommand), cl::cat(category));
+static cl::opt<std::string> cudaProblemPath(
+    "problem",
+    cl::desc("With a .cu file in place of the problem (kf-evolve kernel.cu "
+             "--problem p.mlir --launch plan.json): the problem it solves"),
+    cl::value_desc("problem.mlir"), cl::sub(searchCommand), cl::cat(category));
+static cl::list<std::string>
+    launchParameters("param",
+                     cl::desc("NAME=VALUE: a launch-plan parameter's value "
+                              "for the --cuda candidates"),
+                     cl::value_desc("NAME=VALUE"), cl::sub(compileCommand),
+                     cl::sub(evalCommand), cl::cat(category));
+static cl::opt<bool> launchBounds(
+    "launch-bounds",
+    cl::desc("Give the --cuda kernels __launch_bounds__ of their blocks"),
+    cl::sub(compileCommand), cl::sub(evalCommand), cl::cat(category));
+static cl::opt<unsigned>
+    maxRegisters("max-registers",
+                 cl::desc("Cap the --cuda kernels' registers per thread"),
+                 cl::init(0), cl::sub(compileCommand), cl::sub(evalCommand),
+                 cl::cat(category));
 static cl::opt<std::string>
     problemName("problem-name",
                 cl::desc("Which kf.problem to use when the "
@@ -274,9 +306,10 @@ static cl::opt<double> compileTimeout(
     cl::init(30), cl::sub(searchCommand), cl::cat(category));
 static cl::list<std::string> expertKinds(
     "experts",
-    cl::desc("Which experts propose candidates: rules (the built-in "
-             "rule-based experts), llm (LLMs over HTTP; docs/llm.md), or "
-             "both"),
+    cl::desc("Which experts propose candidates, comma-separated: rules (the "
+             "built-in rule-based experts; the default), llm (LLMs over "
+             "HTTP; docs/llm.md), cuda (tuning a --cuda kernel; the default "
+             "with one; docs/cuda-input.md)"),
     cl::CommaSeparated, cl::sub(searchCommand), cl::cat(category));
 static cl::opt<std::string>
     llmConfigPath("llm-config",
@@ -405,7 +438,7 @@ kf::CompileOptions compileOptions();
 /// One candidate of the command line: a schedule, a kernel module, or the
 /// default schedule.
 struct CandidateSource {
-  enum class Kind { Default, Schedule, Kernel };
+  enum class Kind { Default, Schedule, Kernel, Cuda };
   Kind kind = Kind::Default;
   std::string path;
   std::string label() const {
@@ -422,6 +455,9 @@ std::vector<CandidateSource> candidateSources() {
   for (unsigned i = 0; i < kernelPaths.size(); ++i)
     ordered.push_back({kernelPaths.getPosition(i),
                        {CandidateSource::Kind::Kernel, kernelPaths[i]}});
+  for (unsigned i = 0; i < cudaPaths.size(); ++i)
+    ordered.push_back({cudaPaths.getPosition(i),
+                       {CandidateSource::Kind::Cuda, cudaPaths[i]}});
   llvm::sort(ordered,
              [](const auto &a, const auto &b) { return a.first < b.first; });
   std::vector<CandidateSource> sources;
@@ -458,6 +494,62 @@ compileText(MLIRContext &context, ModuleOp problem, kf::CandidateKind kind,
                                     &stage, rejections);
 }
 
+/// The launch-plan tuning of the command line (--param, --launch-bounds,
+/// --max-registers).
+Expected<kf::CudaTuning> cudaTuningFromFlags() {
+  kf::CudaTuning tuning;
+  for (StringRef assignment : launchParameters) {
+    auto [name, value] = assignment.split('=');
+    int64_t number;
+    if (name.empty() || value.getAsInteger(10, number))
+      return createStringError("--param " + assignment +
+                               ": expected NAME=INTEGER");
+    tuning.parameters[name.str()] = number;
+  }
+  tuning.launchBounds = launchBounds;
+  tuning.maxRegisters = maxRegisters;
+  return tuning;
+}
+
+/// A CUDA candidate as kernel-candidate text: the device code imported as
+/// untrusted (only CUDA's headers, no inline PTX, no host code) with the
+/// tuning's parameters as macros, bound to `problem` by the launch plan.
+Expected<std::string> cudaCandidateText(MLIRContext &context, ModuleOp problem,
+                                        StringRef cudaPath,
+                                        const kf::CudaLaunchSpec &plan,
+                                        const kf::CudaTuning &tuning) {
+  FailureOr<kf::ProblemOp> problemOp = kf::lookupProblem(problem, problemName);
+  if (failed(problemOp))
+    return createStringError("no problem to bind the CUDA candidate to");
+  kf::CudaExpertSetup setup;
+  setup.context = &context;
+  setup.sourcePath = cudaPath.str();
+  setup.plan = plan;
+  setup.spec = kf::buildProblemSpec(*problemOp);
+  setup.importOptions.chip = chip;
+  setup.importOptions.untrusted = true;
+  // Parameters left at the plan's values are macros too.
+  kf::CudaTuning complete = kf::defaultCudaTuning(plan);
+  for (const auto &[name, value] : tuning.parameters)
+    complete.parameters[name] = value;
+  complete.launchBounds = tuning.launchBounds;
+  complete.maxRegisters = tuning.maxRegisters;
+  return kf::renderCudaCandidate(setup, complete);
+}
+
+/// The launch plan of --launch.
+Expected<kf::CudaLaunchSpec> loadLaunchPlan() {
+  if (launchPlanPath.empty())
+    return createStringError("a --cuda candidate needs --launch plan.json: "
+                             "the launches that bind its kernels to the "
+                             "problem (docs/cuda-input.md)");
+  std::string error;
+  auto file = openInputFile(launchPlanPath, &error);
+  if (!file)
+    return createStringError(error);
+  return kf::parseCudaLaunchSpec(file->getBuffer(), launchPlanPath);
+}
+
 /// Compiles one candidate; diagnostics go to the source manager handler.
 FailureOr<kf::CompiledCandidate>
 compileSource(MLIRContext &context, SourceMgr &sourceMgr, ModuleOp problem,
@@ -466,6 +558,23 @@ compileSource(MLIRContext &context, SourceMgr &sourceMgr, ModuleOp problem,
   if (source.kind == CandidateSource::Kind::Default)
     return kf::compileCandidate(problem, problemName, std::nullopt,
                                 compileOptions(), &stage, rejections);
+  if (source.kind == CandidateSource::Kind::Cuda) {
+    Expected<kf::CudaLaunchSpec> plan = loadLaunchPlan();
+    Expected<kf::CudaTuning> tuning =
+        plan ? cudaTuningFromFlags()
+             : Expected<kf::CudaTuning>(plan.takeError());
+    Expected<std::string> text =
+        tuning
+            ? cudaCandidateText(context, problem, source.path, *plan, *tuning)
+            : Expected<std::string>(tuning.takeError());
+    if (!text) {
+      emitError(UnknownLoc::get(&context)) << toString(text.takeError());
+      stage = kf::CompileStage::Cuda;
+      return failure();
+    }
+    return compileText(context, problem, kf::CandidateKind::Kernel, *text,
+                       source.path, stage, rejections);
+  }
   std::string error;
   auto file = openInputFile(source.path, &error);
   if (!file) {
@@ -551,7 +660,8 @@ int runCompile(MLIRContext &context) {
     return 1;
   std::vector<CandidateSource> sources = candidateSources();
   if (sources.size() != 1)
-    return fail("compile takes one candidate (one --schedule or --kernel)");
+    return fail("compile takes one candidate (one --schedule, --kernel or "
+                "--cuda)");
   kf::CompileStage stage;
   FailureOr<kf::CompiledCandidate> compiled = compileSource(
       context, sourceMgr, *loaded->module, sources.front(), stage);
@@ -1153,16 +1263,53 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   // LLM experts (--experts llm): one request per island and round, asked
   // concurrently; their answers are cached (replayable) and every failure
   // is kept for the report.
-  bool ruleExperts = expertKinds.empty();
-  bool llmExperts = false;
+  // A CUDA kernel to evolve (--cuda, or kf-evolve kernel.cu --problem):
+  // by default only the CUDA experts propose.
+  if (cudaPaths.size() > 1)
+    return fail("search evolves one CUDA source (one --cuda)");
+  bool cudaSearch = !cudaPaths.empty();
+  bool ruleExperts = expertKinds.empty() && !cudaSearch;
+  bool llmExperts = false, cudaExperts = expertKinds.empty() && cudaSearch;
   for (const std::string &kind : expertKinds) {
     if (kind == "rules")
       ruleExperts = true;
     else if (kind == "llm")
       llmExperts = true;
+    else if (kind == "cuda")
+      cudaExperts = true;
     else
       return fail("--experts: unknown expert kind '" + kind +
-                  "' (known: rules, llm)");
+                  "' (known: rules, llm, cuda)");
+  }
+  if (cudaExperts && !cudaSearch)
+    return fail("--experts cuda needs a CUDA kernel (--cuda file.cu and "
+                "--launch plan.json)");
+  if (cudaExperts && llmExperts)
+    return fail("--experts: cuda and llm experts cannot share a search yet; "
+                "choose one");
+  std::optional<kf::CudaExpertSetup> cudaSetup;
+  if (cudaExperts) {
+    Expected<kf::CudaLaunchSpec> plan = loadLaunchPlan();
+    if (!plan)
+      return fail(toString(plan.takeError()));
+    cudaSetup.emplace();
+    cudaSetup->context = &context;
+    cudaSetup->sourcePath = cudaPaths.front();
+    cudaSetup->plan = std::move(*plan);
+    cudaSetup->spec = spec;
+    cudaSetup->importOptions.chip = chip;
+    cudaSetup->importOptions.untrusted = true;
+    cudaSetup->seed = seed;
+    // The kernel as written must bind to the problem, or nothing will.
+    Expected<std::string> asWritten = kf::renderCudaCandidate(
+        *cudaSetup, kf::defaultCudaTuning(cudaSetup->plan));
+    if (!asWritten)
+      return fail(toString(asWritten.takeError()));
+    callbacks.scriptExperts =
+        kf::makeCudaScriptExperts(*cudaSetup, [](const std::string &failure) {
+          WithColor::warning(errs(), "kf-evolve")
+              << "no candidate from " << failure << "\n";
+        });
   }
   // Each failed proposal is also said as it happens.
   kf::LLMFailureLog llmFailures([](const std::string &failure) {
@@ -1406,6 +1553,23 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
            ? first.outcome.seconds / best.outcome.seconds
            : 0.0},
       {"candidates", std::move(candidates)}};
+  if (cudaSetup) {
+    // The CUDA kernel as the user wrote it is the baseline that matters.
+    json::Object cuda{{"source", cudaSetup->sourcePath},
+                      {"launch_plan", launchPlanPath.getValue()}};
+    for (const kf::SearchCandidate &candidate : result.candidates)
+      if (StringRef(candidate.change).starts_with("as written")) {
+        cuda["as_written_id"] = candidate.id;
+        cuda["as_written_status"] = candidate.outcome.status;
+        if (candidate.outcome.status == "correct") {
+          cuda["as_written_seconds"] = candidate.outcome.seconds;
+          cuda["speedup_over_as_written"] =
+              candidate.outcome.seconds / best.outcome.seconds;
+        }
+        break;
+      }
+    summary["cuda"] = std::move(cuda);
+  }
   std::string json;
   raw_string_ostream os(json);
   os << formatv("{0:2}", json::Value(std::move(summary))) << "\n";
@@ -1525,13 +1689,15 @@ int main(int argc, char **argv) {
   // The main job needs no subcommand: `kf-evolve problem.mlir [options]`
   // is `kf-evolve search problem.mlir [options]`.
   SmallVector<const char *> arguments(argv, argv + argc);
-  if (argc > 1 && StringRef(argv[1]).ends_with(".mlir"))
+  if (argc > 1 && (StringRef(argv[1]).ends_with(".mlir") ||
+                   StringRef(argv[1]).ends_with(".cu")))
     arguments.insert(arguments.begin() + 1, "search");
   cl::ParseCommandLineOptions(
       arguments.size(), arguments.data(),
       "Kernel Foundry: evaluate and search GPU kernels for a problem\n\n"
       "  kf-evolve PROBLEM [--budget-evals N] [--seed N] [--output DIR] "
       "(= kf-evolve search)\n"
+      "  kf-evolve KERNEL.cu --problem PROBLEM --launch PLAN.json [...]\n"
       "  kf-evolve compile PROBLEM [--schedule S] [-o out.ptx]\n"
       "  kf-evolve eval PROBLEM [--schedule S | --kernel K]...\n"
       "  kf-evolve check-reference PROBLEM\n");
@@ -1549,9 +1715,22 @@ int main(int argc, char **argv) {
   if (evalCommand)
     return problemPath.empty() ? fail("eval needs a problem file")
                                : runEval(context, argv[0]);
-  if (searchCommand)
+  if (searchCommand) {
+    // kf-evolve kernel.cu --problem p.mlir: the CUDA kernel is the
+    // candidate to evolve, the problem says what it must compute.
+    if (StringRef(problemPath).ends_with(".cu")) {
+      if (cudaProblemPath.empty())
+        return fail(problemPath + " is CUDA: give the problem it solves "
+                                  "with --problem p.mlir (and its launch "
+                                  "plan with --launch plan.json)");
+      cudaPaths.push_back(problemPath);
+      problemPath.setValue(cudaProblemPath);
+    } else if (!cudaProblemPath.empty()) {
+      return fail("--problem goes with a .cu file in place of the problem");
+    }
     return problemPath.empty() ? fail("search needs a problem file")
                                : runSearchCommand(context, argv[0]);
+  }
   if (checkReferenceCommand)
     return problemPath.empty() ? fail("check-reference needs a problem file")
                                : runCheckReference(context, argv[0]);

@@ -38,6 +38,9 @@ struct CudaImportOptions {
   /// Device code from an untrusted source (a candidate): only CUDA's own
   /// headers may be included and inline PTX (asm) is refused.
   bool untrusted = false;
+  /// Preprocessor definitions (-DNAME=VALUE): a launch plan's parameters,
+  /// so that device code can use them (tile sizes, unroll factors).
+  std::vector<std::pair<std::string, std::string>> defines;
   /// Seconds clang may take.
   unsigned timeoutSeconds = 120;
 };

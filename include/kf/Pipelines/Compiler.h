@@ -22,7 +22,17 @@
 namespace kf {
 
 /// Where a compilation failed, for reports and the search's bookkeeping.
-enum class CompileStage { Schedule, Transform, Lowering, CheatCheck, HostCode };
+/// Where a candidate failed. Cuda: a CUDA candidate's source did not
+/// compile, was refused (untrusted device code), or its launch plan does
+/// not bind it to the problem.
+enum class CompileStage {
+  Schedule,
+  Transform,
+  Lowering,
+  CheatCheck,
+  HostCode,
+  Cuda
+};
 llvm::StringRef stringifyCompileStage(CompileStage stage);
 
 struct CompileOptions {
