@@ -16,6 +16,9 @@ out=${OUT_DIR:-/tmp/kf-gpu}/cuda
 evals=${1:-40}
 seconds=${2:-120}
 mkdir -p "$out"
+# No clang here: the CUDA imports come from the bundle's cache
+# (scripts/bundle fills it for every combination of the plans' choices).
+export KF_CUDA_CACHE=${KF_CUDA_CACHE:-$bundle/cuda-cache}
 for pair in softmax:softmax_rows matmul:matmul_naive; do
   problem=${pair%%:*}
   kernel=${pair##*:}

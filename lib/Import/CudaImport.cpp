@@ -8,6 +8,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
 #include "mlir/Target/LLVMIR/Import.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Demangle/Demangle.h"
@@ -21,6 +22,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/SHA256.h"
 #include "llvm/Support/SourceMgr.h"
 
 using namespace mlir;
@@ -187,6 +189,23 @@ std::vector<std::string> kf::checkUntrustedCuda(llvm::StringRef source,
   return reasons;
 }
 
+std::string kf::cudaImportKey(llvm::StringRef source,
+                              const CudaImportOptions &options) {
+  llvm::SHA256 hash;
+  // Version 1 of what an import depends on.
+  hash.update("kf-cuda-import-1\n");
+  for (const std::string &role : options.pointerRoles)
+    hash.update("role " + role + "\n");
+  hash.update(options.chip + "\n");
+  hash.update(options.untrusted ? "untrusted\n" : "trusted\n");
+  std::vector<std::pair<std::string, std::string>> defines = options.defines;
+  llvm::sort(defines);
+  for (const auto &[name, value] : defines)
+    hash.update("-D" + name + "=" + value + "\n");
+  hash.update(source);
+  return llvm::toHex(hash.final(), /*LowerCase=*/true);
+}
+
 llvm::Expected<OwningOpRef<ModuleOp>>
 kf::importCuda(llvm::StringRef sourcePath, MLIRContext *context,
                const CudaImportOptions &options) {
@@ -201,10 +220,38 @@ kf::importCuda(llvm::StringRef sourcePath, MLIRContext *context,
     if (!reasons.empty())
       return importError("refused: " + llvm::join(reasons, "\nrefused: "));
   }
+  llvm::SmallString<256> cached;
+  if (!options.cacheDir.empty()) {
+    cached = options.cacheDir;
+    llvm::sys::path::append(
+        cached, cudaImportKey((*source)->getBuffer(), options) + ".mlir");
+    if (llvm::sys::fs::exists(cached)) {
+      // Imports are printed with their .cu locations and parse back as
+      // they were; a damaged entry is recompiled.
+      std::string parseErrors;
+      ScopedDiagnosticHandler handler(context, [&](Diagnostic &diagnostic) {
+        parseErrors += diagnostic.str() + "\n";
+        return success();
+      });
+      OwningOpRef<ModuleOp> module =
+          parseSourceFile<ModuleOp>(cached, ParserConfig(context));
+      if (module)
+        return std::move(module);
+    }
+  }
   std::string clang = options.clang.empty() ? defaultClang() : options.clang;
   if (clang.empty())
-    return importError("no clang++ found to compile CUDA (install clang-22, or "
-                       "set $KF_CLANG)");
+    return importError(
+        "no clang++ found to compile CUDA (install clang-22, or set "
+        "$KF_CLANG)" +
+        llvm::Twine(options.cacheDir.empty()
+                        ? ""
+                        : "; and " + sourcePath +
+                              " with these parameters is not in the import "
+                              "cache " +
+                              options.cacheDir +
+                              " (fill it where clang is: kf-evolve import "
+                              "--cache-all)"));
   std::string cudaPath =
       options.cudaPath.empty() ? defaultCudaPath() : options.cudaPath;
   llvm::LLVMContext llvmContext;
@@ -284,5 +331,23 @@ kf::importCuda(llvm::StringRef sourcePath, MLIRContext *context,
     }
   if (failed(verify(*result)))
     return importError("the imported module does not verify");
+  if (!cached.empty()) {
+    // Written to a temporary file and renamed: a concurrent reader never
+    // sees half an entry. A cache that cannot be written costs speed only.
+    if (!llvm::sys::fs::create_directories(options.cacheDir)) {
+      llvm::SmallString<256> temporary;
+      int fd;
+      if (!llvm::sys::fs::createUniqueFile(cached + ".%%%%%%.tmp", fd,
+                                           temporary)) {
+        {
+          llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+          result->print(os, OpPrintingFlags().enableDebugInfo(
+                                /*enable=*/true, /*prettyForm=*/false));
+        }
+        if (llvm::sys::fs::rename(temporary, cached))
+          llvm::sys::fs::remove(temporary);
+      }
+    }
+  }
   return std::move(result);
 }

@@ -120,7 +120,7 @@ static cl::list<std::string> cudaPaths(
 static cl::opt<std::string> launchPlanPath(
     "launch", cl::desc("The launch plan (JSON) of the --cuda candidates"),
     cl::value_desc("plan.json"), cl::sub(compileCommand), cl::sub(evalCommand),
-    cl::sub(searchCommand), cl::cat(category));
+    cl::sub(searchCommand), cl::sub(importCommand), cl::cat(category));
 static cl::opt<std::string> cudaProblemPath(
     "problem",
     cl::desc("With a .cu file in place of the problem (kf-evolve kernel.cu "
@@ -382,6 +382,18 @@ static cl::opt<bool> untrustedCuda(
     cl::desc("Treat the source as a candidate: only CUDA's own headers may "
              "be included, and inline PTX is refused"),
     cl::init(false), cl::sub(importCommand), cl::cat(category));
+static cl::opt<std::string> cudaCacheDir(
+    "cuda-cache",
+    cl::desc("A directory of CUDA imports (default: $KF_CUDA_CACHE): hits "
+             "need no clang, every import is stored (docs/cuda-input.md)"),
+    cl::value_desc("dir"), cl::sub(importCommand), cl::sub(compileCommand),
+    cl::sub(evalCommand), cl::sub(searchCommand), cl::cat(category));
+static cl::opt<bool> cacheAllVariants(
+    "cache-all",
+    cl::desc("With --launch and --cuda-cache: import the source as a "
+             "candidate with every combination of the plan's parameter "
+             "choices into the cache (for a machine without clang)"),
+    cl::init(false), cl::sub(importCommand), cl::cat(category));
 static cl::opt<std::string> importOutput("o", cl::desc("Output file"),
                                          cl::value_desc("file"), cl::init("-"),
                                          cl::sub(importCommand),
@@ -494,6 +506,13 @@ compileText(MLIRContext &context, ModuleOp problem, kf::CandidateKind kind,
                                     &stage, rejections);
 }
 
+/// The CUDA import cache: --cuda-cache, else $KF_CUDA_CACHE, else none.
+std::string cudaCache() {
+  if (!cudaCacheDir.empty())
+    return cudaCacheDir;
+  return sys::Process::GetEnv("KF_CUDA_CACHE").value_or("");
+}
+
 /// The launch-plan tuning of the command line (--param, --launch-bounds,
 /// --max-registers).
 Expected<kf::CudaTuning> cudaTuningFromFlags() {
@@ -528,6 +547,7 @@ Expected<std::string> cudaCandidateText(MLIRContext &context, ModuleOp problem,
   setup.spec = kf::buildProblemSpec(*problemOp);
   setup.importOptions.chip = chip;
   setup.importOptions.untrusted = true;
+  setup.importOptions.cacheDir = cudaCache();
   // Parameters left at the plan's values are macros too.
   kf::CudaTuning complete = kf::defaultCudaTuning(plan);
   for (const auto &[name, value] : tuning.parameters)
@@ -1299,6 +1319,7 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
     cudaSetup->spec = spec;
     cudaSetup->importOptions.chip = chip;
     cudaSetup->importOptions.untrusted = true;
+    cudaSetup->importOptions.cacheDir = cudaCache();
     cudaSetup->seed = seed;
     // The kernel as written must bind to the problem, or nothing will.
     Expected<std::string> asWritten = kf::renderCudaCandidate(
@@ -1622,10 +1643,66 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
 }
 
 /// kf-evolve import: CUDA device code as a gpu.module of llvm + nvvm ops.
+/// kf-evolve import --cache-all: the source imported as a candidate (as the
+/// CUDA experts import it) for every combination of the plan's parameter
+/// choices, into the import cache.
+int runCacheAllVariants(MLIRContext &context) {
+  std::string cache = cudaCache();
+  if (cache.empty())
+    return fail("--cache-all needs --cuda-cache DIR");
+  Expected<kf::CudaLaunchSpec> plan = loadLaunchPlan();
+  if (!plan)
+    return fail(toString(plan.takeError()));
+  std::vector<std::vector<std::pair<std::string, int64_t>>> assignments = {{}};
+  for (const kf::CudaLaunchParameter &parameter : plan->parameters) {
+    std::vector<int64_t> values = parameter.choices;
+    if (!llvm::is_contained(values, parameter.value))
+      values.push_back(parameter.value);
+    std::vector<std::vector<std::pair<std::string, int64_t>>> next;
+    for (const auto &assignment : assignments)
+      for (int64_t value : values) {
+        next.push_back(assignment);
+        next.back().push_back({parameter.name, value});
+      }
+    assignments = std::move(next);
+    if (assignments.size() > 4096)
+      return fail("the plan's choices make more than 4096 combinations; "
+                  "cache fewer");
+  }
+  unsigned failures = 0;
+  for (const auto &assignment : assignments) {
+    kf::CudaImportOptions options;
+    options.chip = chip;
+    options.untrusted = true;
+    options.cacheDir = cache;
+    std::string described;
+    for (const auto &[name, value] : assignment) {
+      options.defines.push_back({name, std::to_string(value)});
+      described += " " + name + "=" + std::to_string(value);
+    }
+    Expected<OwningOpRef<ModuleOp>> imported =
+        kf::importCuda(cudaSource, &context, options);
+    if (!imported) {
+      // The search would skip such a tuning too.
+      ++failures;
+      WithColor::warning(errs(), "kf-evolve")
+          << "not cached (" << StringRef(described).ltrim()
+          << "): " << toString(imported.takeError()) << "\n";
+    }
+  }
+  outs() << formatv("cached {0} of {1} parameter combinations of {2} in {3}\n",
+                    assignments.size() - failures, assignments.size(),
+                    cudaSource.getValue(), cache);
+  return failures == assignments.size() ? 1 : 0;
+}
+
 int runImportCommand(MLIRContext &context) {
+  if (cacheAllVariants)
+    return runCacheAllVariants(context);
   kf::CudaImportOptions options;
   options.chip = chip;
   options.untrusted = untrustedCuda;
+  options.cacheDir = cudaCache();
   for (const std::string &role : pointerRoles) {
     if (role != "input" && role != "output" && role != "scratch")
       return fail("--roles: '" + role +

@@ -41,6 +41,11 @@ struct CudaImportOptions {
   /// Preprocessor definitions (-DNAME=VALUE): a launch plan's parameters,
   /// so that device code can use them (tile sizes, unroll factors).
   std::vector<std::pair<std::string, std::string>> defines;
+  /// A directory of imported modules, keyed by a SHA-256 of what the import
+  /// depends on (the source text, chip, definitions, trust): a hit needs no
+  /// clang, so a machine without one (the GPU host) can use imports made
+  /// elsewhere; every successful import is stored. Empty: no cache.
+  std::string cacheDir;
   /// Seconds clang may take.
   unsigned timeoutSeconds = 120;
 };
@@ -51,6 +56,10 @@ struct CudaImportOptions {
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 importCuda(llvm::StringRef sourcePath, mlir::MLIRContext *context,
            const CudaImportOptions &options);
+
+/// The cache key of importing `source` with `options`: a SHA-256 in hex.
+std::string cudaImportKey(llvm::StringRef source,
+                          const CudaImportOptions &options);
 
 /// Checks untrusted CUDA source text (see CudaImportOptions::untrusted):
 /// returns the reasons it is refused, "file:line: ..." each.
