@@ -2,6 +2,7 @@
 
 #include "kf/Runtime/Worker.h"
 
+#include "kf/Runtime/CudaDriver.h"
 #include "kf/Runtime/LaunchPlan.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -305,4 +306,144 @@ WorkerClient::runForIO(const ProblemSpec &spec, llvm::StringRef plan,
     }
   }
   return io;
+}
+
+//===----------------------------------------------------------------------===//
+// Several GPUs
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<std::vector<kf::GpuInfo>> kf::listGpus() {
+  llvm::Expected<CudaDriver &> driver = CudaDriver::get();
+  if (!driver)
+    return driver.takeError();
+  int count = 0;
+  if (llvm::Error error =
+          driver->check(driver->cuDeviceGetCount(&count), "cuDeviceGetCount"))
+    return std::move(error);
+  std::vector<GpuInfo> gpus;
+  for (int ordinal = 0; ordinal < count; ++ordinal) {
+    CUdevice device;
+    char name[256] = {0};
+    if (llvm::Error error =
+            driver->check(driver->cuDeviceGet(&device, ordinal), "cuDeviceGet"))
+      return std::move(error);
+    if (llvm::Error error = driver->check(
+            driver->cuDeviceGetName(name, sizeof(name) - 1, device),
+            "cuDeviceGetName"))
+      return std::move(error);
+    gpus.push_back({ordinal, name});
+  }
+  return gpus;
+}
+
+llvm::Expected<std::vector<kf::GpuInfo>>
+kf::selectGpus(llvm::StringRef selection, llvm::ArrayRef<GpuInfo> available) {
+  std::vector<GpuInfo> chosen;
+  auto known = [&] {
+    std::string list;
+    for (const GpuInfo &gpu : available)
+      list += (list.empty() ? "" : ", ") + std::to_string(gpu.ordinal) + " (" +
+              gpu.name + ")";
+    return list.empty() ? std::string("none") : list;
+  };
+  if (selection.trim() == "all") {
+    chosen.assign(available.begin(), available.end());
+  } else {
+    llvm::SmallVector<llvm::StringRef> parts;
+    selection.split(parts, ',');
+    for (llvm::StringRef part : parts) {
+      int ordinal;
+      if (part.trim().getAsInteger(10, ordinal))
+        return llvm::createStringError(
+            "--gpus " + selection + ": '" + part +
+            "' is not a GPU ordinal (give all, or ordinals such as 0,2)");
+      auto it = llvm::find_if(available, [&](const GpuInfo &gpu) {
+        return gpu.ordinal == ordinal;
+      });
+      if (it == available.end())
+        return llvm::createStringError("--gpus " + selection + ": no GPU " +
+                                       llvm::Twine(ordinal) +
+                                       " (this host has: " + known() + ")");
+      if (llvm::any_of(chosen, [&](const GpuInfo &gpu) {
+            return gpu.ordinal == ordinal;
+          }))
+        return llvm::createStringError("--gpus " + selection + ": GPU " +
+                                       llvm::Twine(ordinal) + " twice");
+      chosen.push_back(*it);
+    }
+  }
+  if (chosen.empty())
+    return llvm::createStringError(
+        "--gpus " + selection + ": no GPU selected (this host has: " + known() +
+        ")");
+  for (const GpuInfo &gpu : chosen)
+    if (gpu.name != chosen.front().name)
+      return llvm::createStringError(
+          "--gpus " + selection + ": GPU " +
+          llvm::Twine(chosen.front().ordinal) + " (" + chosen.front().name +
+          ") and GPU " + llvm::Twine(gpu.ordinal) + " (" + gpu.name +
+          ") are different models; a run measures on one model so that its "
+          "speedups compare like with like: select GPUs of one model");
+  return chosen;
+}
+
+kf::WorkerPool::WorkerPool(std::vector<std::string> command,
+                           std::vector<int> devices)
+    : devices(std::move(devices)) {
+  for (size_t i = 0; i < this->devices.size(); ++i)
+    workers.push_back(std::make_unique<WorkerClient>(command));
+  busy.assign(workers.size(), 0);
+  taken.assign(workers.size(), false);
+  threads = std::make_unique<llvm::StdThreadPool>(
+      llvm::hardware_concurrency(std::max<size_t>(1, workers.size())));
+}
+
+kf::WorkerPool::~WorkerPool() { wait(); }
+
+void kf::WorkerPool::evaluate(ProblemSpec spec, std::string reference,
+                              std::string candidate, EvalConfig config,
+                              std::chrono::milliseconds timeout,
+                              std::function<void(EvalResult, double)> done) {
+  threads->async([this, spec = std::move(spec),
+                  reference = std::move(reference),
+                  candidate = std::move(candidate), config, timeout,
+                  done = std::move(done)]() mutable {
+    // As many threads as workers: one is always free when a task starts,
+    // but which one is not known in advance.
+    size_t slot;
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      freed.wait(lock, [&] { return llvm::is_contained(taken, false); });
+      slot = llvm::find(taken, false) - taken.begin();
+      taken[slot] = true;
+    }
+    config.device = devices[slot];
+    auto start = std::chrono::steady_clock::now();
+    EvalResult result =
+        workers[slot]->evaluate(spec, reference, candidate, config, timeout);
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      busy[slot] += seconds;
+      taken[slot] = false;
+    }
+    freed.notify_one();
+    done(std::move(result), seconds);
+  });
+}
+
+void kf::WorkerPool::wait() { threads->wait(); }
+
+std::vector<double> kf::WorkerPool::busySeconds() const {
+  std::lock_guard<std::mutex> lock(mutex);
+  return busy;
+}
+
+unsigned kf::WorkerPool::starts() const {
+  unsigned total = 0;
+  for (const auto &worker : workers)
+    total += worker->starts();
+  return total;
 }

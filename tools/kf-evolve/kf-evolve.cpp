@@ -53,6 +53,7 @@
 #include "llvm/Support/WithColor.h"
 
 #include <iostream>
+#include <mutex>
 
 using namespace llvm;
 using namespace mlir;
@@ -208,6 +209,12 @@ static cl::opt<unsigned> seed("seed",
                               cl::sub(searchCommand),
                               cl::sub(checkReferenceCommand),
                               cl::sub(checkProblemCommand), cl::cat(category));
+static cl::opt<std::string> gpuSelection(
+    "gpus",
+    cl::desc("Measure on several GPUs at once: all, or ordinals such as 0,2 "
+             "(one measurement worker each; one GPU model per run; default: "
+             "--device)"),
+    cl::value_desc("all|0,1,..."), cl::sub(searchCommand), cl::cat(category));
 static cl::opt<int> device("device", cl::desc("CUDA device ordinal"),
                            cl::init(0), cl::sub(evalCommand),
                            cl::sub(searchCommand),
@@ -1121,21 +1128,44 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
     return std::move(*restructured);
   };
 
-  // The GPU: the reference and a worker, as in eval.
+  // The GPUs: the reference and one measurement worker per GPU (--gpus),
+  // each its own process and context.
   bool useGpu = evaluatorKind != EvaluatorKind::CostModel;
-  std::optional<kf::WorkerClient> worker;
+  std::unique_ptr<kf::WorkerPool> gpus;
   std::string referenceText;
   kf::ProblemSpec spec = kf::buildProblemSpec(loaded->problem);
   kf::EvalConfig config = evalConfigFromFlags();
   config.timeReference = false; // the default is a candidate like the others
   config.timeIncorrect = false;
   if (useGpu) {
+    std::vector<int> devices = {device};
+    if (!gpuSelection.empty()) {
+      Expected<std::vector<kf::GpuInfo>> available = kf::listGpus();
+      if (!available) {
+        if (evaluatorKind == EvaluatorKind::Gpu)
+          return fail("--gpus: " + toString(available.takeError()));
+        // The first measurement says so and falls back to the cost model.
+        consumeError(available.takeError());
+      } else {
+        Expected<std::vector<kf::GpuInfo>> chosen =
+            kf::selectGpus(gpuSelection, *available);
+        if (!chosen)
+          return fail(toString(chosen.takeError()));
+        devices.clear();
+        for (const kf::GpuInfo &gpu : *chosen)
+          devices.push_back(gpu.ordinal);
+      }
+    }
     FailureOr<kf::CompiledCandidate> compiledReference =
         compileReference(*loaded);
     if (failed(compiledReference))
       return 1;
     referenceText = printModule(*compiledReference->lowered);
-    worker.emplace(makeWorker(argv0));
+    std::string executable =
+        sys::fs::getMainExecutable(argv0, reinterpret_cast<void *>(&fail));
+    gpus = std::make_unique<kf::WorkerPool>(
+        std::vector<std::string>{executable, "worker", "--chip=" + chip},
+        devices);
   }
 
   if (std::error_code error = sys::fs::create_directories(outputDir))
@@ -1233,31 +1263,27 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   kf::CompilePool pool(
       workerCommand, jobs,
       std::chrono::milliseconds((int64_t)(compileTimeout * 1000)));
-  auto measure = [&](const kf::CompileReply &reply) -> kf::Outcome {
-    if (reply.status != "compiled")
-      return {reply.status, 0, {}, reply.error};
-    if (useGpu) {
-      kf::EvalResult result = worker->evaluate(
-          spec, referenceText, reply.lowered, config,
-          std::chrono::milliseconds((int64_t)(timeoutSeconds * 1000)));
-      if (result.status == kf::EvalStatus::NoDevice &&
-          evaluatorKind == EvaluatorKind::Auto) {
+  // Measurements finish on the GPU workers' threads, several at once:
+  // what they write is guarded by one lock.
+  std::mutex measured;
+  auto outcomeOf = [&](const kf::EvalResult &result,
+                       const kf::CompileReply &reply) -> kf::Outcome {
+    if (result.status == kf::EvalStatus::NoDevice &&
+        evaluatorKind == EvaluatorKind::Auto) {
+      if (useGpu)
         // No GPU answers: rank by the cost model from here on.
         errs() << "kf-evolve: warning: no CUDA device (" << result.message
                << "); ranking candidates with the static cost model: the "
                   "times are predictions, not measurements\n";
-        useGpu = false;
-      } else {
-        if (result.status != kf::EvalStatus::Correct || !result.candidateTime)
-          return {kf::stringifyEvalStatus(result.status).str(), 0,
-                  reply.triggers, result.message};
-        evaluatorName = "gpu (" + result.deviceName + ")";
-        return {"correct", result.candidateTime->medianMs / 1e3,
-                reply.triggers};
-      }
+      useGpu = false;
+      evaluatorName = "cost-model (predictions)";
+      return {"correct", reply.predictedSeconds, reply.triggers};
     }
-    evaluatorName = "cost-model (predictions)";
-    return {"correct", reply.predictedSeconds, reply.triggers};
+    if (result.status != kf::EvalStatus::Correct || !result.candidateTime)
+      return {kf::stringifyEvalStatus(result.status).str(), 0, reply.triggers,
+              result.message};
+    evaluatorName = "gpu (" + result.deviceName + ")";
+    return {"correct", result.candidateTime->medianMs / 1e3, reply.triggers};
   };
   callbacks.evaluate = [&](ArrayRef<kf::CandidateSource> candidates) {
     std::vector<kf::Outcome> outcomes(candidates.size());
@@ -1272,17 +1298,36 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
         positions.push_back(index);
       }
     }
-    pool.compile(toCompile, [&](size_t index, kf::CompileReply reply) {
-      kf::Outcome outcome = measure(reply);
+    auto finish = [&](size_t index, kf::Outcome outcome) {
       (*records)->append(toCompile[index], outcome, evaluatorName);
       outcomes[positions[index]] = std::move(outcome);
+    };
+    // Each candidate goes to the next free GPU as soon as it is compiled,
+    // while the others still compile.
+    pool.compile(toCompile, [&](size_t index, kf::CompileReply reply) {
+      std::unique_lock<std::mutex> lock(measured);
+      if (reply.status != "compiled")
+        return finish(index, {reply.status, 0, {}, reply.error});
+      if (!useGpu) {
+        evaluatorName = "cost-model (predictions)";
+        return finish(index,
+                      {"correct", reply.predictedSeconds, reply.triggers});
+      }
+      lock.unlock();
+      std::string lowered = std::move(reply.lowered);
+      gpus->evaluate(
+          spec, referenceText, std::move(lowered), config,
+          std::chrono::milliseconds((int64_t)(timeoutSeconds * 1000)),
+          [&, index, reply = std::move(reply)](kf::EvalResult result, double) {
+            std::lock_guard<std::mutex> guard(measured);
+            finish(index, outcomeOf(result, reply));
+          });
     });
+    if (gpus)
+      gpus->wait();
     return outcomes;
   };
 
-  // LLM experts (--experts llm): one request per island and round, asked
-  // concurrently; their answers are cached (replayable) and every failure
-  // is kept for the report.
   // A CUDA kernel to evolve (--cuda, or kf-evolve kernel.cu --problem):
   // by default only the CUDA experts propose.
   if (cudaPaths.size() > 1)
@@ -1632,6 +1677,42 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
         << "\n";
     if (!write("llm.json", text))
       return 1;
+  }
+  {
+    // Throughput: evaluations per second and how busy each GPU was. A file
+    // of its own, so that result.json stays identical across reruns.
+    double wall = std::chrono::duration<double>(
+                      std::chrono::steady_clock::now() - started)
+                      .count();
+    json::Object throughput{
+        {"wall_seconds", wall},
+        {"evaluations", (int64_t)result.candidates.size()},
+        {"evaluations_per_second", result.candidates.size() / wall},
+        {"compile_jobs", (int64_t)jobs},
+        {"compile_worker_starts", (int64_t)pool.starts()}};
+    std::string line =
+        formatv("{0:F2} evaluations/s",
+                throughput.getNumber("evaluations_per_second").value_or(0))
+            .str();
+    if (gpus && useGpu) {
+      json::Array busy, devices;
+      std::vector<double> seconds = gpus->busySeconds();
+      for (auto [index, ordinal] : llvm::enumerate(gpus->getDevices())) {
+        devices.push_back(ordinal);
+        busy.push_back(seconds[index] / wall);
+        line += formatv("; GPU {0} busy {1:P0}", ordinal, seconds[index] / wall)
+                    .str();
+      }
+      throughput["gpus"] = std::move(devices);
+      throughput["gpu_busy_fraction"] = std::move(busy);
+      throughput["measurement_worker_starts"] = (int64_t)gpus->starts();
+    }
+    std::string text;
+    raw_string_ostream(text)
+        << formatv("{0:2}", json::Value(std::move(throughput))) << "\n";
+    if (!write("throughput.json", text))
+      return 1;
+    errs() << "kf-evolve: throughput: " << line << "\n";
   }
   outs() << formatv("best: candidate {0} ({1}), {2:F3} ms{3}; {4} "
                     "evaluations; written to {5}\n",

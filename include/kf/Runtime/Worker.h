@@ -25,9 +25,13 @@
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/Support/ThreadPool.h"
 
 #include <chrono>
+#include <condition_variable>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -75,6 +79,57 @@ private:
   std::vector<std::string> command;
   std::unique_ptr<Subprocess> process;
   unsigned numStarts = 0;
+};
+
+/// The GPUs of this host as the driver lists them.
+struct GpuInfo {
+  int ordinal = 0;
+  std::string name;
+};
+/// Fails when there is no driver or no device (the message says which).
+llvm::Expected<std::vector<GpuInfo>> listGpus();
+
+/// The GPUs `--gpus` selects among `available`: "all", or ordinals separated
+/// by commas ("0,2"). Unknown or repeated ordinals are errors; so are GPUs of
+/// different models (a run measures on one model, so that its speedups
+/// compare like with like).
+llvm::Expected<std::vector<GpuInfo>>
+selectGpus(llvm::StringRef selection, llvm::ArrayRef<GpuInfo> available);
+
+/// Measurement workers, one per GPU, each its own process with its own
+/// context and fault isolation: candidates are measured on all of them at
+/// once. Each measurement runs on a pool thread; `done` is called there.
+class WorkerPool {
+public:
+  /// `command` starts a worker; `devices` are the CUDA ordinals, one worker
+  /// each.
+  WorkerPool(std::vector<std::string> command, std::vector<int> devices);
+  ~WorkerPool();
+
+  /// Measures `candidate` on the next free GPU (config.device is set to
+  /// it); `done(result, seconds)` gets the result and the seconds the GPU
+  /// was busy with it.
+  void evaluate(ProblemSpec spec, std::string reference, std::string candidate,
+                EvalConfig config, std::chrono::milliseconds timeout,
+                std::function<void(EvalResult, double)> done);
+  /// Waits until every measurement submitted so far has finished.
+  void wait();
+
+  unsigned size() const { return workers.size(); }
+  /// Seconds each GPU spent measuring, in device order.
+  std::vector<double> busySeconds() const;
+  const std::vector<int> &getDevices() const { return devices; }
+  /// Worker processes started so far, all GPUs together.
+  unsigned starts() const;
+
+private:
+  std::vector<int> devices;
+  std::vector<std::unique_ptr<WorkerClient>> workers;
+  std::vector<double> busy;
+  std::vector<bool> taken;
+  mutable std::mutex mutex;
+  std::condition_variable freed;
+  std::unique_ptr<llvm::StdThreadPool> threads;
 };
 
 } // namespace kf

@@ -1,0 +1,115 @@
+//===- WorkerPoolTest.cpp - Choosing GPUs and measuring on several --------===//
+
+#include "kf/Runtime/Worker.h"
+
+#include "gtest/gtest.h"
+
+#include <chrono>
+#include <cstdio>
+
+using namespace kf;
+
+namespace {
+
+const std::vector<GpuInfo> kTwoH200 = {{0, "NVIDIA H200"}, {1, "NVIDIA H200"}};
+
+std::string selectionError(llvm::StringRef selection,
+                           llvm::ArrayRef<GpuInfo> available) {
+  llvm::Expected<std::vector<GpuInfo>> chosen =
+      selectGpus(selection, available);
+  if (chosen)
+    return "selected " + std::to_string(chosen->size());
+  return llvm::toString(chosen.takeError());
+}
+
+TEST(SelectGpus, AllOrListedOrdinals) {
+  llvm::Expected<std::vector<GpuInfo>> all = selectGpus("all", kTwoH200);
+  ASSERT_TRUE(!!all);
+  EXPECT_EQ(all->size(), 2u);
+  llvm::Expected<std::vector<GpuInfo>> one = selectGpus("1", kTwoH200);
+  ASSERT_TRUE(!!one);
+  ASSERT_EQ(one->size(), 1u);
+  EXPECT_EQ(one->front().ordinal, 1);
+  llvm::Expected<std::vector<GpuInfo>> both = selectGpus("1, 0", kTwoH200);
+  ASSERT_TRUE(!!both);
+  EXPECT_EQ((*both)[0].ordinal, 1);
+  EXPECT_EQ((*both)[1].ordinal, 0);
+}
+
+TEST(SelectGpus, ErrorsNameTheProblem) {
+  EXPECT_EQ(selectionError("2", kTwoH200),
+            "--gpus 2: no GPU 2 (this host has: 0 (NVIDIA H200), 1 (NVIDIA "
+            "H200))");
+  EXPECT_EQ(selectionError("0,0", kTwoH200), "--gpus 0,0: GPU 0 twice");
+  EXPECT_EQ(selectionError("first", kTwoH200),
+            "--gpus first: 'first' is not a GPU ordinal (give all, or "
+            "ordinals such as 0,2)");
+  EXPECT_EQ(selectionError("all", {}),
+            "--gpus all: no GPU selected (this host has: none)");
+  std::vector<GpuInfo> mixed = {{0, "NVIDIA H200"}, {1, "NVIDIA H100"}};
+  EXPECT_EQ(selectionError("all", mixed),
+            "--gpus all: GPU 0 (NVIDIA H200) and GPU 1 (NVIDIA H100) are "
+            "different models; a run measures on one model so that its "
+            "speedups compare like with like: select GPUs of one model");
+  EXPECT_EQ(selectionError("1", mixed), "selected 1");
+}
+
+// A stand-in measurement worker: takes 0.3 s per request and answers with
+// the device it was asked to use and when it started and ended, so the test
+// sees which GPU measured what and that the two measured at once.
+const char *kFakeWorker =
+    "import json, sys, time\n"
+    "for line in sys.stdin:\n"
+    "    request = json.loads(line)\n"
+    "    start = time.time()\n"
+    "    time.sleep(0.3)\n"
+    "    device = request['config'].get('device', -1)\n"
+    "    print(json.dumps({'status': 'correct', 'message': '%d %f %f' % "
+    "(device, start, time.time()), 'device': 'fake'}), flush=True)\n";
+
+TEST(WorkerPool, MeasuresOnEveryGpuAtOnce) {
+  WorkerPool pool({"/usr/bin/env", "python3", "-c", kFakeWorker}, {3, 5});
+  ASSERT_EQ(pool.size(), 2u);
+  std::mutex mutex;
+  struct Interval {
+    int device;
+    double start, end;
+  };
+  std::vector<Interval> measured;
+  for (int i = 0; i < 4; ++i)
+    pool.evaluate(
+        ProblemSpec(), "reference", "candidate", EvalConfig(),
+        std::chrono::milliseconds(20000),
+        [&](EvalResult result, double seconds) {
+          std::lock_guard<std::mutex> lock(mutex);
+          EXPECT_EQ(result.status, EvalStatus::Correct) << result.message;
+          EXPECT_GT(seconds, 0.25);
+          Interval interval;
+          std::sscanf(result.message.c_str(), "%d %lf %lf", &interval.device,
+                      &interval.start, &interval.end);
+          measured.push_back(interval);
+        });
+  pool.wait();
+  ASSERT_EQ(measured.size(), 4u);
+  // Two measurements per GPU, and the GPUs measured at the same time: some
+  // measurement on device 3 overlaps one on device 5.
+  unsigned onThree = 0, onFive = 0;
+  bool overlap = false;
+  for (const Interval &a : measured) {
+    onThree += a.device == 3;
+    onFive += a.device == 5;
+    for (const Interval &b : measured)
+      if (a.device == 3 && b.device == 5 && a.start < b.end && b.start < a.end)
+        overlap = true;
+  }
+  EXPECT_EQ(onThree, 2u);
+  EXPECT_EQ(onFive, 2u);
+  EXPECT_TRUE(overlap);
+  std::vector<double> busy = pool.busySeconds();
+  ASSERT_EQ(busy.size(), 2u);
+  EXPECT_GT(busy[0], 0.5);
+  EXPECT_GT(busy[1], 0.5);
+  EXPECT_EQ(pool.starts(), 2u);
+}
+
+} // namespace
