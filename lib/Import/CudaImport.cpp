@@ -25,6 +25,9 @@
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <cstring>
+#include <set>
+
 using namespace mlir;
 
 namespace {
@@ -121,19 +124,32 @@ compileCudaToIR(llvm::StringRef clang, llvm::StringRef cudaPath,
 }
 
 /// Host functions defined by the host side of a CUDA source, other than
-/// what clang generates for every kernel (its launch stub, the module's
-/// registration): "file:line: host code: NAME ...".
+/// what clang generates for it: each kernel's launch stub (its demangled
+/// name is the kernel's with __device_stub__ before the name) and the
+/// module's registration. "file:line: host code: NAME ...".
 std::vector<std::string> hostCodeIn(const llvm::Module &host,
+                                    const llvm::Module &device,
                                     llvm::StringRef sourcePath) {
+  std::set<std::string> kernels;
+  for (const llvm::Function &function : device)
+    if (function.getCallingConv() == llvm::CallingConv::PTX_Kernel)
+      kernels.insert(llvm::demangle(function.getName()));
+  static const char *const registration[] = {
+      "__cuda_register_globals", "__cuda_module_ctor", "__cuda_module_dtor"};
   std::vector<std::string> reasons;
   for (const llvm::Function &function : host) {
     if (function.isDeclaration())
       continue;
     std::string name = llvm::demangle(function.getName());
-    if (name.find("__device_stub__") != std::string::npos ||
-        llvm::StringRef(name).starts_with("__cuda_") ||
-        llvm::StringRef(name).starts_with("__clang_"))
+    if (llvm::is_contained(registration, name))
       continue;
+    std::string kernel = name;
+    size_t stub = kernel.find("__device_stub__");
+    if (stub != std::string::npos) {
+      kernel.erase(stub, std::strlen("__device_stub__"));
+      if (kernels.count(kernel))
+        continue;
+    }
     unsigned line = 0;
     if (const llvm::DISubprogram *subprogram = function.getSubprogram())
       line = subprogram->getLine();
@@ -189,11 +205,15 @@ std::vector<std::string> kf::checkUntrustedCuda(llvm::StringRef source,
   return reasons;
 }
 
-std::string kf::cudaImportKey(llvm::StringRef source,
+std::string kf::cudaImportKey(llvm::StringRef sourcePath,
+                              llvm::StringRef source,
                               const CudaImportOptions &options) {
   llvm::SHA256 hash;
-  // Version 1 of what an import depends on.
-  hash.update("kf-cuda-import-1\n");
+  // What an import depends on, in version 2 of the import (bump the
+  // version whenever importCuda's output changes: cached entries must not
+  // outlive it). The file's stem names the gpu.module.
+  hash.update("kf-cuda-import-2\n");
+  hash.update(llvm::sys::path::stem(sourcePath).str() + "\n");
   for (const std::string &role : options.pointerRoles)
     hash.update("role " + role + "\n");
   hash.update(options.chip + "\n");
@@ -221,10 +241,12 @@ kf::importCuda(llvm::StringRef sourcePath, MLIRContext *context,
       return importError("refused: " + llvm::join(reasons, "\nrefused: "));
   }
   llvm::SmallString<256> cached;
+  std::string cacheProblem;
   if (!options.cacheDir.empty()) {
     cached = options.cacheDir;
     llvm::sys::path::append(
-        cached, cudaImportKey((*source)->getBuffer(), options) + ".mlir");
+        cached,
+        cudaImportKey(sourcePath, (*source)->getBuffer(), options) + ".mlir");
     if (llvm::sys::fs::exists(cached)) {
       // Imports are printed with their .cu locations and parse back as
       // they were; a damaged entry is recompiled.
@@ -237,6 +259,10 @@ kf::importCuda(llvm::StringRef sourcePath, MLIRContext *context,
           parseSourceFile<ModuleOp>(cached, ParserConfig(context));
       if (module)
         return std::move(module);
+      cacheProblem = ("the cache entry " + cached +
+                      " does not parse (written by another kf?): " +
+                      llvm::StringRef(parseErrors).trim())
+                         .str();
     }
   }
   std::string clang = options.clang.empty() ? defaultClang() : options.clang;
@@ -267,7 +293,8 @@ kf::importCuda(llvm::StringRef sourcePath, MLIRContext *context,
         clang, cudaPath, sourcePath, "--cuda-host-only", options, hostContext);
     if (!host)
       return host.takeError();
-    std::vector<std::string> reasons = hostCodeIn(**host, sourcePath);
+    std::vector<std::string> reasons =
+        hostCodeIn(**host, **llvmModule, sourcePath);
     if (!reasons.empty())
       return importError("refused: " + llvm::join(reasons, "\nrefused: "));
   }
@@ -339,12 +366,20 @@ kf::importCuda(llvm::StringRef sourcePath, MLIRContext *context,
       int fd;
       if (!llvm::sys::fs::createUniqueFile(cached + ".%%%%%%.tmp", fd,
                                            temporary)) {
+        bool written;
         {
           llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
           result->print(os, OpPrintingFlags().enableDebugInfo(
                                 /*enable=*/true, /*prettyForm=*/false));
+          os.close();
+          written = !os.has_error();
+          // A failed write is this function's to handle, not the stream
+          // destructor's (which would end the process).
+          os.clear_error();
         }
-        if (llvm::sys::fs::rename(temporary, cached))
+        if (!written) {
+          llvm::sys::fs::remove(temporary);
+        } else if (llvm::sys::fs::rename(temporary, cached))
           llvm::sys::fs::remove(temporary);
       }
     }

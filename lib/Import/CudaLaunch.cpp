@@ -2,6 +2,7 @@
 
 #include "kf/Import/CudaLaunch.h"
 
+#include "kf/Runtime/RuntimeKernels.h"
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -11,10 +12,16 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Verifier.h"
+
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <cstdlib>
+#include <limits>
 
 using namespace mlir;
 using llvm::Expected;
@@ -82,7 +89,9 @@ private:
       Expected<int64_t> right = parseProduct();
       if (!right)
         return right;
-      value = plus ? value + *right : value - *right;
+      if (plus ? llvm::AddOverflow(value, *right, value)
+               : llvm::SubOverflow(value, *right, value))
+        return overflow();
     }
   }
 
@@ -104,7 +113,8 @@ private:
       if (!right)
         return right;
       if (op == '*') {
-        value *= *right;
+        if (llvm::MulOverflow(value, *right, value))
+          return overflow();
         continue;
       }
       if (*right <= 0 || value < 0)
@@ -117,10 +127,17 @@ private:
 
   Expected<int64_t> parseFactor() {
     skipSpace();
+    // Nesting is bounded: a plan is small, and recursion must not run out
+    // of stack on a hostile one.
+    if (++depth > 256)
+      return fail("nested too deeply");
+    auto leave = llvm::make_scope_exit([&] { --depth; });
     if (consume('-')) {
       Expected<int64_t> value = parseFactor();
       if (!value)
         return value;
+      if (*value == std::numeric_limits<int64_t>::min())
+        return overflow();
       return -*value;
     }
     if (consume('(')) {
@@ -184,12 +201,15 @@ private:
     if (*b <= 0 || *a < 0)
       return fail("ceildiv needs a non-negative dividend and a positive "
                   "divisor");
-    return (*a + *b - 1) / *b;
+    return *a / *b + (*a % *b != 0);
   }
+
+  llvm::Error overflow() { return fail("overflows 64-bit integers"); }
 
   StringRef text;
   const llvm::StringMap<int64_t> &symbols;
   size_t pos = 0;
+  unsigned depth = 0;
 };
 
 //===----------------------------------------------------------------------===//
@@ -241,9 +261,18 @@ llvm::Error readDims(const llvm::json::Value *value, std::string (&dims)[3],
 /// The source-level name of a kernel: "softmax_rows" for
 /// _Z12softmax_rowsPKfPfii, the name itself for extern "C" kernels.
 std::string baseName(StringRef symbol) {
-  std::string demangled = llvm::demangle(symbol);
-  size_t paren = demangled.find('(');
-  return paren == std::string::npos ? demangled : demangled.substr(0, paren);
+  // The demangler keeps pointing into the mangled name: keep it alive.
+  std::string mangled = symbol.str();
+  llvm::ItaniumPartialDemangler demangler;
+  if (demangler.partialDemangle(mangled.c_str()) || !demangler.isFunction())
+    return mangled;
+  size_t size = 0;
+  char *name = demangler.getFunctionBaseName(nullptr, &size);
+  if (!name)
+    return mangled;
+  std::string result(name);
+  std::free(name);
+  return result;
 }
 
 } // namespace
@@ -330,8 +359,13 @@ Expected<kf::CudaLaunchSpec> kf::parseCudaLaunchSpec(StringRef text,
         return planError(where + ": needs \"name\" and \"elements\"");
       buffer.name = name->str();
       buffer.elements = *count;
-      if (std::optional<StringRef> type = object->getString("type"))
+      if (std::optional<StringRef> type = object->getString("type")) {
+        if (!llvm::is_contained(runtimeElementTypes(), *type))
+          return planError(where + ".type: '" + *type +
+                           "' is not an element type kf's runtime handles (" +
+                           llvm::join(runtimeElementTypes(), ", ") + ")");
         buffer.elementType = type->str();
+      }
       plan.scratch.push_back(std::move(buffer));
     }
   }
@@ -589,8 +623,15 @@ kf::buildCudaCandidate(OwningOpRef<ModuleOp> imported, const ProblemSpec &spec,
                            "scratch name), not '" +
                            argument.text + "'");
         operands.push_back(buffer->second);
-        // The binding gives the parameter its role for the cheat checks.
+        // The binding gives the parameter its role for the cheat checks;
+        // one role per parameter across all launches of the kernel.
         StringRef role = roles.lookup(argument.text);
+        if (auto previous = kernel.getArgAttrOfType<StringAttr>(a, "kf.role");
+            previous && previous.getValue() != role)
+          return planError(where + ": " + field + " is bound to an " + role +
+                           " here and to an " + previous.getValue() +
+                           " by an earlier launch of the kernel: a parameter "
+                           "keeps one role (input, output or scratch)");
         kernel.setArgAttr(a, "kf.role", builder.getStringAttr(role));
       } else if (auto integer = dyn_cast<IntegerType>(parameterType)) {
         if (buffers.count(argument.text))

@@ -390,6 +390,7 @@ kf::selectGpus(llvm::StringRef selection, llvm::ArrayRef<GpuInfo> available) {
 kf::WorkerPool::WorkerPool(std::vector<std::string> command,
                            std::vector<int> devices)
     : devices(std::move(devices)) {
+  assert(!this->devices.empty() && "a worker pool needs at least one GPU");
   for (size_t i = 0; i < this->devices.size(); ++i)
     workers.push_back(std::make_unique<WorkerClient>(command));
   busy.assign(workers.size(), 0);

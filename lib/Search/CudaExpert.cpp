@@ -147,6 +147,12 @@ kf::makeCudaScriptExperts(CudaExpertSetup setup,
       }
     }
     for (const ScriptRequest &request : requests) {
+      // A tuning that did not compile is not repaired: the next round
+      // tries another.
+      if (request.repair) {
+        proposals.push_back(std::nullopt);
+        continue;
+      }
       std::optional<std::pair<CudaTuning, std::string>> next;
       CudaTuning asWritten = defaultCudaTuning(state->setup.plan);
       if (state->proposed.insert(asWritten.describe()).second) {

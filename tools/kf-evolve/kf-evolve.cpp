@@ -38,6 +38,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -520,6 +521,17 @@ std::string cudaCache() {
   return sys::Process::GetEnv("KF_CUDA_CACHE").value_or("");
 }
 
+/// How a CUDA candidate's source is imported: untrusted, for --chip,
+/// through the import cache. One place, so that the cache --cache-all fills
+/// is the one compile, eval and the search look in.
+kf::CudaImportOptions candidateImportOptions() {
+  kf::CudaImportOptions options;
+  options.chip = chip;
+  options.untrusted = true;
+  options.cacheDir = cudaCache();
+  return options;
+}
+
 /// The launch-plan tuning of the command line (--param, --launch-bounds,
 /// --max-registers).
 Expected<kf::CudaTuning> cudaTuningFromFlags() {
@@ -533,6 +545,10 @@ Expected<kf::CudaTuning> cudaTuningFromFlags() {
     tuning.parameters[name.str()] = number;
   }
   tuning.launchBounds = launchBounds;
+  if (maxRegisters != 0 && (maxRegisters < 16 || maxRegisters > 255))
+    return createStringError("--max-registers " + Twine(maxRegisters) +
+                             ": a register cap is 16 to 255 per thread (0: "
+                             "none)");
   tuning.maxRegisters = maxRegisters;
   return tuning;
 }
@@ -552,9 +568,7 @@ Expected<std::string> cudaCandidateText(MLIRContext &context, ModuleOp problem,
   setup.sourcePath = cudaPath.str();
   setup.plan = plan;
   setup.spec = kf::buildProblemSpec(*problemOp);
-  setup.importOptions.chip = chip;
-  setup.importOptions.untrusted = true;
-  setup.importOptions.cacheDir = cudaCache();
+  setup.importOptions = candidateImportOptions();
   // Parameters left at the plan's values are macros too.
   kf::CudaTuning complete = kf::defaultCudaTuning(plan);
   for (const auto &[name, value] : tuning.parameters)
@@ -1268,13 +1282,16 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   std::mutex measured;
   auto outcomeOf = [&](const kf::EvalResult &result,
                        const kf::CompileReply &reply) -> kf::Outcome {
+    // Once a worker found no GPU, the run ranks by the cost model only:
+    // measurements still in flight on other workers are not mixed in.
+    if (!useGpu)
+      return {"correct", reply.predictedSeconds, reply.triggers};
     if (result.status == kf::EvalStatus::NoDevice &&
         evaluatorKind == EvaluatorKind::Auto) {
-      if (useGpu)
-        // No GPU answers: rank by the cost model from here on.
-        errs() << "kf-evolve: warning: no CUDA device (" << result.message
-               << "); ranking candidates with the static cost model: the "
-                  "times are predictions, not measurements\n";
+      // No GPU answers: rank by the cost model from here on.
+      errs() << "kf-evolve: warning: no CUDA device (" << result.message
+             << "); ranking candidates with the static cost model: the "
+                "times are predictions, not measurements\n";
       useGpu = false;
       evaluatorName = "cost-model (predictions)";
       return {"correct", reply.predictedSeconds, reply.triggers};
@@ -1349,6 +1366,11 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   if (cudaExperts && !cudaSearch)
     return fail("--experts cuda needs a CUDA kernel (--cuda file.cu and "
                 "--launch plan.json)");
+  if (cudaSearch && !cudaExperts)
+    return fail("--experts " +
+                llvm::join(expertKinds.begin(), expertKinds.end(), ",") +
+                " leaves the CUDA kernel untouched: add cuda (e.g. --experts "
+                "cuda,rules)");
   if (cudaExperts && llmExperts)
     return fail("--experts: cuda and llm experts cannot share a search yet; "
                 "choose one");
@@ -1362,9 +1384,7 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
     cudaSetup->sourcePath = cudaPaths.front();
     cudaSetup->plan = std::move(*plan);
     cudaSetup->spec = spec;
-    cudaSetup->importOptions.chip = chip;
-    cudaSetup->importOptions.untrusted = true;
-    cudaSetup->importOptions.cacheDir = cudaCache();
+    cudaSetup->importOptions = candidateImportOptions();
     cudaSetup->seed = seed;
     // The kernel as written must bind to the problem, or nothing will.
     Expected<std::string> asWritten = kf::renderCudaCandidate(
@@ -1752,10 +1772,7 @@ int runCacheAllVariants(MLIRContext &context) {
   }
   unsigned failures = 0;
   for (const auto &assignment : assignments) {
-    kf::CudaImportOptions options;
-    options.chip = chip;
-    options.untrusted = true;
-    options.cacheDir = cache;
+    kf::CudaImportOptions options = candidateImportOptions();
     std::string described;
     for (const auto &[name, value] : assignment) {
       options.defines.push_back({name, std::to_string(value)});

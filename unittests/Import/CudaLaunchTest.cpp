@@ -53,6 +53,26 @@ TEST(LaunchExpression, ErrorsSayWhatAndWhere) {
             "in '99999999999999999999' at column 21: integer out of range");
 }
 
+TEST(LaunchExpression, OverflowAndDeepNestingAreErrors) {
+  llvm::StringMap<int64_t> symbols{{"BIG", int64_t(1) << 62}};
+  EXPECT_EQ(error("BIG * 4", symbols),
+            "in 'BIG * 4' at column 8: overflows 64-bit integers");
+  EXPECT_EQ(error("BIG + BIG + BIG", symbols),
+            "in 'BIG + BIG + BIG' at column 11: overflows 64-bit integers");
+  // -2^62 - 2^62 is the smallest int64; one more is too much.
+  EXPECT_EQ(error("-BIG - BIG - BIG", symbols),
+            "in '-BIG - BIG - BIG' at column 17: overflows 64-bit integers");
+  // ceildiv at the top of the range (2^63 - 1) does not wrap.
+  EXPECT_EQ(evaluate("ceildiv(BIG + (BIG - 1), 2)", symbols),
+            int64_t(1) << 62);
+  std::string deep(300, '(');
+  deep += "1" + std::string(300, ')');
+  EXPECT_NE(error(deep).find("nested too deeply"), std::string::npos);
+  std::string negations(300, '-');
+  EXPECT_NE(error(negations + "1").find("nested too deeply"),
+            std::string::npos);
+}
+
 TEST(LaunchPlan, ParsesEveryField) {
   llvm::Expected<CudaLaunchSpec> plan = parseCudaLaunchSpec(R"json({
     "parameters": {"BLOCK": {"value": 128, "choices": [64, 128]}, "UNROLL": 4},

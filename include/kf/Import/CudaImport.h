@@ -57,8 +57,9 @@ llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 importCuda(llvm::StringRef sourcePath, mlir::MLIRContext *context,
            const CudaImportOptions &options);
 
-/// The cache key of importing `source` with `options`: a SHA-256 in hex.
-std::string cudaImportKey(llvm::StringRef source,
+/// The cache key of importing `source` (the text of `sourcePath`) with
+/// `options`: a SHA-256 in hex.
+std::string cudaImportKey(llvm::StringRef sourcePath, llvm::StringRef source,
                           const CudaImportOptions &options);
 
 /// Checks untrusted CUDA source text (see CudaImportOptions::untrusted):
