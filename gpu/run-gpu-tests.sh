@@ -50,6 +50,18 @@ echo "== the degenerate-problem check rejects problems a trivial kernel passes"
 run degenerate-relu eval "$here/test-inputs/degenerate-relu.mlir" --trials 3 --runs 5 --min-runs 3 --time-reference=false
 run degenerate-softmax eval "$here/test-inputs/degenerate-softmax.mlir" --trials 3 --runs 5 --min-runs 3 --time-reference=false
 
+echo "== CUDA candidates: launch plans, imports from the bundle's cache (no clang here)"
+export KF_CUDA_CACHE=${KF_CUDA_CACHE:-$bundle/cuda-cache}
+cuda=$bundle/examples/cuda
+run cuda-small-softmax eval "$small/softmax.mlir" --cuda "$cuda/softmax_rows.cu" \
+  --launch "$cuda/softmax_rows.plan.json" --param BLOCK=256 --launch-bounds $quick
+run cuda-small-matmul eval "$small/matmul.mlir" --cuda "$cuda/matmul_naive.cu" \
+  --launch "$cuda/matmul_naive.plan.json" --param TX=32 --param TY=8 --param UNROLL=4 $quick
+run cuda-small-relu eval "$small/relu.mlir" --cuda "$here/cuda-inputs/relu-naive.cu" \
+  --launch "$here/cuda-inputs/relu.plan.json" $quick
+run cuda-relu-writes-input eval "$small/relu.mlir" --cuda "$here/cuda-inputs/relu-writes-input.cu" \
+  --launch "$here/cuda-inputs/relu.plan.json" $quick
+
 echo "== the adversarial corpus (test/Cheats) on the small problems"
 for kind in cheats dynamic honest; do
   for f in "$here/cheats/$kind"/*.mlir; do

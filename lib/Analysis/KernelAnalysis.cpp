@@ -54,7 +54,9 @@ llvm::StringRef kf::stringifyAccessPattern(AccessPattern pattern) {
 }
 
 std::string kf::locationString(Operation *op) {
-  if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
+  // Imported CUDA wraps its file:line:col in a fused location with debug
+  // info; the file position is what a reader needs.
+  if (auto loc = op->getLoc()->findInstanceOf<FileLineColLoc>())
     return llvm::formatv("{0}:{1}:{2}", loc.getFilename().getValue(),
                          loc.getLine(), loc.getColumn())
         .str();
