@@ -33,7 +33,7 @@ for spec in "$@"; do
   "$kf" compile "$problems/$p.mlir" --emit=diagnosis > "$out/search/$p.diagnosis.json" 2>/dev/null
   start=$(date +%s)
   "$kf" "$problems/$p.mlir" --budget-evals "$evals" --budget-time "$seconds" --seed 1 \
-    --trials 3 --runs 10 --min-runs 5 --time-budget-ms 300 --timeout 20 \
+    --trials 4 --runs 10 --min-runs 5 --time-budget-ms 300 --timeout 20 \
     --db "$out/library.sqlite" --output "$out/search/$p" \
     > "$out/search/$p.out" 2> "$out/search/$p.log" || echo "search $p failed: $(tail -2 "$out/search/$p.log")"
   echo "$(cat "$out/search/$p.out") ($(( $(date +%s) - start )) s)"
