@@ -20,6 +20,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <limits>
 
@@ -412,7 +413,8 @@ Expected<kf::CudaLaunchSpec> kf::parseCudaLaunchSpec(StringRef text,
         argument.isNumber = true;
         argument.number = (double)*integer;
       } else if (std::optional<double> number = arg.getAsNumber()) {
-        argument.text = llvm::formatv("{0}", *number).str();
+        // As JSON writes it (1.5, not 1.50): errors quote the plan.
+        llvm::raw_string_ostream(argument.text) << llvm::json::Value(*number);
         argument.isNumber = true;
         argument.number = *number;
       } else {
@@ -637,6 +639,10 @@ kf::buildCudaCandidate(OwningOpRef<ModuleOp> imported, const ProblemSpec &spec,
         if (buffers.count(argument.text))
           return planError(where + ": " + field + " is an i" +
                            llvm::Twine(integer.getWidth()) + ", not a buffer");
+        if (argument.isNumber && argument.number != std::floor(argument.number))
+          return planError(where + ": " + field + " is an i" +
+                           llvm::Twine(integer.getWidth()) +
+                           ": give an integer, not " + argument.text);
         Expected<int64_t> value = evaluate(argument.text, field);
         if (!value)
           return value.takeError();

@@ -578,12 +578,13 @@ Expected<std::string> cudaCandidateText(MLIRContext &context, ModuleOp problem,
   return kf::renderCudaCandidate(setup, complete);
 }
 
-/// The launch plan of --launch.
-Expected<kf::CudaLaunchSpec> loadLaunchPlan() {
+/// The launch plan of --launch; `user` says who needs it.
+Expected<kf::CudaLaunchSpec>
+loadLaunchPlan(StringRef user = "a --cuda candidate") {
   if (launchPlanPath.empty())
-    return createStringError("a --cuda candidate needs --launch plan.json: "
-                             "the launches that bind its kernels to the "
-                             "problem (docs/cuda-input.md)");
+    return createStringError(user + " needs --launch plan.json: the "
+                                    "launches that bind the CUDA kernels to "
+                                    "the problem (docs/cuda-input.md)");
   std::string error;
   auto file = openInputFile(launchPlanPath, &error);
   if (!file)
@@ -1751,7 +1752,7 @@ int runCacheAllVariants(MLIRContext &context) {
   std::string cache = cudaCache();
   if (cache.empty())
     return fail("--cache-all needs --cuda-cache DIR");
-  Expected<kf::CudaLaunchSpec> plan = loadLaunchPlan();
+  Expected<kf::CudaLaunchSpec> plan = loadLaunchPlan("--cache-all");
   if (!plan)
     return fail(toString(plan.takeError()));
   std::vector<std::vector<std::pair<std::string, int64_t>>> assignments = {{}};
