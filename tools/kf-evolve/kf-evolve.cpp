@@ -106,7 +106,7 @@ static cl::list<std::string> schedulePaths(
     cl::desc("A candidate given as a transform script (default: kf's default "
              "schedule); eval takes several, in order"),
     cl::value_desc("file"), cl::sub(compileCommand), cl::sub(evalCommand),
-    cl::sub(searchCommand), cl::cat(category));
+    cl::cat(category));
 static cl::list<std::string> kernelPaths(
     "kernel",
     cl::desc("A candidate given as kernel IR: a module whose host function "
@@ -166,7 +166,7 @@ static cl::opt<std::string>
 static cl::opt<std::string>
     outputPath("o", cl::desc("Output file"), cl::value_desc("file"),
                cl::init("-"), cl::sub(compileCommand), cl::sub(evalCommand),
-               cl::sub(searchCommand), cl::cat(category));
+               cl::cat(category));
 enum class EmitKind { PTX, Lowered, Schedule, Plan, Diagnosis };
 static cl::opt<EmitKind> emit(
     "emit", cl::desc("What compile writes"), cl::init(EmitKind::PTX),
