@@ -14,6 +14,7 @@
 #include <curl/curl.h>
 
 #include <chrono>
+#include <limits>
 #include <thread>
 
 using namespace kf;
@@ -66,39 +67,58 @@ llvm::Error LLMConfig::loadFile(llvm::StringRef path) {
           "max_retries, concurrency, budget_tokens, budget_usd, "
           "price_input_per_mtok, price_output_per_mtok)",
           path.str().c_str(), entry.first.str().c_str());
-  if (std::optional<llvm::StringRef> name = object->getString("provider")) {
-    std::optional<LLMProvider> parsed = parseLLMProvider(*name);
+  // Each key mapped with its type: a value of the wrong type is an error
+  // naming the key, never silently ignored.
+  std::optional<std::string> providerName, url, modelName, keyEnv;
+  std::optional<double> temperatureValue, timeout, budgetUsd, inputPrice,
+      outputPrice;
+  std::optional<int64_t> tokens, retries, requests, budget;
+  llvm::json::Path::Root root("config");
+  llvm::json::ObjectMapper mapper(*value, root);
+  if (!mapper.mapOptional("provider", providerName) ||
+      !mapper.mapOptional("base_url", url) ||
+      !mapper.mapOptional("model", modelName) ||
+      !mapper.mapOptional("api_key_env", keyEnv) ||
+      !mapper.mapOptional("temperature", temperatureValue) ||
+      !mapper.mapOptional("max_tokens", tokens) ||
+      !mapper.mapOptional("timeout_seconds", timeout) ||
+      !mapper.mapOptional("max_retries", retries) ||
+      !mapper.mapOptional("concurrency", requests) ||
+      !mapper.mapOptional("budget_tokens", budget) ||
+      !mapper.mapOptional("budget_usd", budgetUsd) ||
+      !mapper.mapOptional("price_input_per_mtok", inputPrice) ||
+      !mapper.mapOptional("price_output_per_mtok", outputPrice))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s: %s",
+                                   path.str().c_str(),
+                                   llvm::toString(root.getError()).c_str());
+  for (auto [key, number] : {std::pair{"max_tokens", tokens},
+                             {"max_retries", retries},
+                             {"concurrency", requests}})
+    if (number && (*number < 0 || *number > std::numeric_limits<int>::max()))
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(), "%s: %s = %lld is out of range",
+          path.str().c_str(), key, (long long)*number);
+  if (providerName) {
+    std::optional<LLMProvider> parsed = parseLLMProvider(*providerName);
     if (!parsed)
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
           "%s: provider \"%s\" is not openai or anthropic", path.str().c_str(),
-          name->str().c_str());
+          providerName->c_str());
     provider = *parsed;
   }
-  if (auto v = object->getString("base_url"))
-    baseUrl = v->str();
-  if (auto v = object->getString("model"))
-    model = v->str();
-  if (auto v = object->getString("api_key_env"))
-    apiKeyEnv = v->str();
-  if (auto v = object->getNumber("temperature"))
-    temperature = *v;
-  if (auto v = object->getInteger("max_tokens"))
-    maxTokens = *v;
-  if (auto v = object->getNumber("timeout_seconds"))
-    timeoutSeconds = *v;
-  if (auto v = object->getInteger("max_retries"))
-    maxRetries = *v;
-  if (auto v = object->getInteger("concurrency"))
-    concurrency = *v;
-  if (auto v = object->getInteger("budget_tokens"))
-    budgetTokens = *v;
-  if (auto v = object->getNumber("budget_usd"))
-    budgetDollars = *v;
-  if (auto v = object->getNumber("price_input_per_mtok"))
-    inputPricePerMillion = *v;
-  if (auto v = object->getNumber("price_output_per_mtok"))
-    outputPricePerMillion = *v;
+  baseUrl = url.value_or(baseUrl);
+  model = modelName.value_or(model);
+  apiKeyEnv = keyEnv.value_or(apiKeyEnv);
+  temperature = temperatureValue.value_or(temperature);
+  maxTokens = tokens.value_or(maxTokens);
+  timeoutSeconds = timeout.value_or(timeoutSeconds);
+  maxRetries = retries.value_or(maxRetries);
+  concurrency = requests.value_or(concurrency);
+  budgetTokens = budget.value_or(budgetTokens);
+  budgetDollars = budgetUsd.value_or(budgetDollars);
+  inputPricePerMillion = inputPrice.value_or(inputPricePerMillion);
+  outputPricePerMillion = outputPrice.value_or(outputPricePerMillion);
   return llvm::Error::success();
 }
 

@@ -5,6 +5,9 @@
 #include "kf/Search/LLMClient.h"
 #endif
 
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
 #include "gtest/gtest.h"
 
 #include <atomic>
@@ -132,6 +135,57 @@ TEST(LLMScriptExperts, AskOncePerRequestAndKeepEveryFailure) {
 }
 
 #ifdef KF_ENABLE_LLM
+/// Loads `text` as an --llm-config file; "" on success, else the error.
+std::string loadConfig(LLMConfig &config, llvm::StringRef text) {
+  llvm::SmallString<128> path;
+  int fd;
+  if (llvm::sys::fs::createTemporaryFile("kf-llm-config", "json", fd, path))
+    return "cannot create a temporary file";
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << text;
+  }
+  llvm::Error error = config.loadFile(path);
+  llvm::sys::fs::remove(path);
+  if (!error)
+    return "";
+  std::string message = llvm::toString(std::move(error));
+  // The temporary path is not part of what the tests compare.
+  return message.substr(message.find(": ") + 2);
+}
+
+TEST(LLMConfig, LoadsEveryKeyAndRefusesWrongTypes) {
+  LLMConfig config;
+  EXPECT_EQ(loadConfig(config, R"json({"provider": "anthropic",
+      "base_url": "http://127.0.0.1:9", "model": "m", "api_key_env": "K",
+      "temperature": 0.5, "max_tokens": 100, "timeout_seconds": 7.5,
+      "max_retries": 2, "concurrency": 3, "budget_tokens": 1000,
+      "budget_usd": 1.25, "price_input_per_mtok": 3,
+      "price_output_per_mtok": 15})json"),
+            "");
+  EXPECT_EQ(config.provider, LLMProvider::Anthropic);
+  EXPECT_EQ(config.baseUrl, "http://127.0.0.1:9");
+  EXPECT_EQ(config.maxTokens, 100u);
+  EXPECT_EQ(config.concurrency, 3u);
+  EXPECT_DOUBLE_EQ(config.timeoutSeconds, 7.5);
+  EXPECT_DOUBLE_EQ(config.outputPricePerMillion, 15);
+
+  // A value of the wrong type names its key instead of being ignored.
+  LLMConfig other;
+  EXPECT_EQ(loadConfig(other, R"({"max_tokens": "100"})"),
+            "expected integer at config.max_tokens");
+  EXPECT_EQ(other.maxTokens, LLMConfig().maxTokens);
+  EXPECT_EQ(loadConfig(other, R"({"concurrency": -1})"),
+            "concurrency = -1 is out of range");
+  EXPECT_EQ(loadConfig(other, R"({"model": 3})"),
+            "expected string at config.model");
+  EXPECT_EQ(loadConfig(other, R"({"provider": "gemini"})"),
+            "provider \"gemini\" is not openai or anthropic");
+  EXPECT_NE(
+      loadConfig(other, R"({"modle": "m"})").find("unknown key \"modle\""),
+      std::string::npos);
+}
+
 TEST(LLMClient, SpeaksBothWireFormats) {
   LLMConfig config;
   config.baseUrl = "http://127.0.0.1:8000/v1/";
