@@ -21,6 +21,8 @@
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/TargetSelect.h"
 
+#include <cstring>
+
 using namespace mlir;
 
 kf::CpuReference::CpuReference(CpuReference &&) = default;
@@ -146,15 +148,7 @@ kf::checkProblemOnCPU(ProblemOp problem, unsigned trials, uint64_t seed) {
   if (!reference)
     return reference.takeError();
   const ProblemSpec &spec = reference->getSpec();
-  struct Trivial {
-    TrivialKernel kernel;
-    std::string constant; // the output filled with it, from the first trial
-    bool passes = true;
-    unsigned judged = 0;
-  };
-  std::vector<Trivial> trivials;
-  for (const TrivialKernel &kernel : trivialKernels(spec))
-    trivials.push_back({kernel});
+  TrivialKernelVerdicts trivials(spec);
 
   HostProblemCheck check;
   for (unsigned trial = 0; trial < trials; ++trial) {
@@ -166,7 +160,7 @@ kf::checkProblemOnCPU(ProblemOp problem, unsigned trials, uint64_t seed) {
     llvm::Expected<std::vector<std::string>> outputs = reference->run(inputs);
     if (!outputs)
       return outputs.takeError();
-    for (Trivial &trivial : trivials) {
+    for (TrivialKernelVerdicts::Verdict &trivial : trivials.verdicts) {
       const TensorSpec &output = spec.outputs[trivial.kernel.output];
       const std::string &expected = (*outputs)[trivial.kernel.output];
       std::string tried;
@@ -175,14 +169,16 @@ kf::checkProblemOnCPU(ProblemOp problem, unsigned trials, uint64_t seed) {
         tried.assign(output.bytes(), '\0');
         break;
       case TrivialKernel::Kind::Constant:
-        if (trivial.constant.empty()) {
+        if (!trivial.constant) {
           // Taken from this trial, judged on the later ones.
-          int64_t middle = output.numElements() / 2;
-          for (int64_t i = 0; i < output.numElements(); ++i)
-            trivial.constant.append(expected, middle * 4, 4);
+          uint32_t word;
+          std::memcpy(&word, &expected[output.numElements() / 2 * 4], 4);
+          trivial.constant = word;
           continue;
         }
-        tried = trivial.constant;
+        tried.resize(output.bytes());
+        for (int64_t i = 0; i < output.numElements(); ++i)
+          std::memcpy(&tried[i * 4], &*trivial.constant, 4);
         break;
       case TrivialKernel::Kind::CopyOfInput:
         tried = inputs[trivial.kernel.input];
@@ -198,10 +194,6 @@ kf::checkProblemOnCPU(ProblemOp problem, unsigned trials, uint64_t seed) {
       check.outputs = std::move(*outputs);
     }
   }
-  for (const Trivial &trivial : trivials)
-    if (trivial.passes && trivial.judged > 0) {
-      check.degenerate = trivial.kernel;
-      break;
-    }
+  check.degenerate = trivials.degenerate();
   return std::move(check);
 }

@@ -1037,20 +1037,13 @@ Error GpuEvaluator::Impl::run(EvalResult &result, const ProblemSpec &spec,
   // Trivial kernels the problem must reject (the degenerate-problem check).
   // Each stays a candidate while it passes on every trial with the
   // declared distributions.
-  struct Trivial {
-    TrivialKernel kernel;
-    std::optional<uint32_t> constant; // set on the first checked trial
-    bool passes = true;
-    unsigned judged = 0; // trials it was compared on
-  };
-  std::vector<Trivial> trivials;
-  if (config.checkProblem)
-    for (const TrivialKernel &kernel : trivialKernels(spec))
-      trivials.push_back({kernel});
+  TrivialKernelVerdicts trivials(spec);
+  if (!config.checkProblem)
+    trivials.verdicts.clear();
   // Runs the trivial kernels against the reference outputs of this trial,
   // using the candidate's output buffers as scratch.
   auto checkTrivials = [&]() -> Error {
-    for (Trivial &trivial : trivials) {
+    for (TrivialKernelVerdicts::Verdict &trivial : trivials.verdicts) {
       if (!trivial.passes)
         continue;
       const TensorSpec &output = spec.outputs[trivial.kernel.output];
@@ -1215,13 +1208,12 @@ Error GpuEvaluator::Impl::run(EvalResult &result, const ProblemSpec &spec,
 
   bool incorrect = result.status == EvalStatus::Incorrect;
   if (config.checkProblem && anyDeclaredTrial && !incorrect) {
-    for (const Trivial &trivial : trivials)
-      if (trivial.passes && trivial.judged > 0) {
-        result.status = EvalStatus::DegenerateProblem;
-        result.problemCheck = "degenerate";
-        result.message = degenerateProblemMessage(spec, trivial.kernel);
-        return Error::success();
-      }
+    if (std::optional<TrivialKernel> trivial = trivials.degenerate()) {
+      result.status = EvalStatus::DegenerateProblem;
+      result.problemCheck = "degenerate";
+      result.message = degenerateProblemMessage(spec, *trivial);
+      return Error::success();
+    }
     result.problemCheck = "passed";
   }
 

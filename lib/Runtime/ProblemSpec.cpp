@@ -190,6 +190,18 @@ kf::trivialKernels(const ProblemSpec &spec) {
   return trivials;
 }
 
+kf::TrivialKernelVerdicts::TrivialKernelVerdicts(const ProblemSpec &spec) {
+  for (const TrivialKernel &kernel : trivialKernels(spec))
+    verdicts.push_back({kernel});
+}
+
+std::optional<kf::TrivialKernel> kf::TrivialKernelVerdicts::degenerate() const {
+  for (const Verdict &verdict : verdicts)
+    if (verdict.passes && verdict.judged > 0)
+      return verdict.kernel;
+  return std::nullopt;
+}
+
 std::string kf::degenerateProblemMessage(const ProblemSpec &spec,
                                          const TrivialKernel &kernel) {
   return llvm::formatv(

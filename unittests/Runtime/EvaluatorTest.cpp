@@ -216,6 +216,21 @@ TEST(TrivialKernels, ZerosConstantAndSameSizedCopiesOfFloatOutputs) {
             std::string::npos);
 }
 
+TEST(TrivialKernelVerdicts, DegenerateOnlyWhenJudgedAndPassing) {
+  ProblemSpec spec;
+  spec.inputs = {{"f32", {}, {}}};
+  spec.outputs = {{"f32", {}, {}}};
+  TrivialKernelVerdicts verdicts(spec);
+  ASSERT_EQ(verdicts.verdicts.size(), 3u); // zeros, constant, copy
+  for (auto &verdict : verdicts.verdicts)
+    verdict.passes = verdict.kernel.kind != TrivialKernel::Kind::Zeros;
+  // Passing but never judged (the constant on its own trial) is no verdict.
+  EXPECT_FALSE(verdicts.degenerate());
+  verdicts.verdicts[1].judged = 1;
+  ASSERT_TRUE(verdicts.degenerate());
+  EXPECT_EQ(verdicts.degenerate()->describe(), "a constant");
+}
+
 TEST(RuntimeKernels, SourceNamesEveryKernel) {
   std::string source = runtimeKernelsSource();
   for (llvm::StringRef type : runtimeElementTypes()) {

@@ -14,7 +14,9 @@
 #include "llvm/Support/JSON.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace kf {
 class ProblemOp;
@@ -80,6 +82,28 @@ struct TrivialKernel {
 /// constant (4-byte elements), and a copy of each input of the output's
 /// element type and size.
 llvm::SmallVector<TrivialKernel> trivialKernels(const ProblemSpec &spec);
+
+/// The degenerate-problem check's verdicts, kept the same way by the GPU
+/// evaluator and the host check (which compare outputs on their own side):
+/// each trivial kernel of `spec` passes until a judged trial fails it; the
+/// constant kernel's value is taken from the first checked trial and judged
+/// on the later ones.
+struct TrivialKernelVerdicts {
+  struct Verdict {
+    TrivialKernel kernel;
+    /// The constant kernel's value (4-byte elements); set on the first
+    /// checked trial.
+    std::optional<uint32_t> constant;
+    bool passes = true;
+    /// Trials it was compared on.
+    unsigned judged = 0;
+  };
+  std::vector<Verdict> verdicts;
+
+  explicit TrivialKernelVerdicts(const ProblemSpec &spec);
+  /// The first trivial kernel that passed every trial it was judged on.
+  std::optional<TrivialKernel> degenerate() const;
+};
 
 /// Says that `kernel` passes every trial of `spec` and what to do about it.
 std::string degenerateProblemMessage(const ProblemSpec &spec,
