@@ -16,6 +16,7 @@
 #include <chrono>
 #include <limits>
 #include <thread>
+#include <tuple>
 
 using namespace kf;
 
@@ -67,37 +68,45 @@ llvm::Error LLMConfig::loadFile(llvm::StringRef path) {
           "max_retries, concurrency, budget_tokens, budget_usd, "
           "price_input_per_mtok, price_output_per_mtok)",
           path.str().c_str(), entry.first.str().c_str());
-  // Each key mapped with its type: a value of the wrong type is an error
-  // naming the key, never silently ignored.
-  std::optional<std::string> providerName, url, modelName, keyEnv;
-  std::optional<double> temperatureValue, timeout, budgetUsd, inputPrice,
-      outputPrice;
-  std::optional<int64_t> tokens, retries, requests, budget;
+  // Each key mapped with its type into a copy: a value of the wrong type is
+  // an error naming the key, never silently ignored, and leaves this
+  // configuration as it was.
+  LLMConfig loaded = *this;
+  std::optional<std::string> providerName;
+  std::optional<int64_t> tokens, retries, requests;
   llvm::json::Path::Root root("config");
   llvm::json::ObjectMapper mapper(*value, root);
   if (!mapper.mapOptional("provider", providerName) ||
-      !mapper.mapOptional("base_url", url) ||
-      !mapper.mapOptional("model", modelName) ||
-      !mapper.mapOptional("api_key_env", keyEnv) ||
-      !mapper.mapOptional("temperature", temperatureValue) ||
+      !mapper.mapOptional("base_url", loaded.baseUrl) ||
+      !mapper.mapOptional("model", loaded.model) ||
+      !mapper.mapOptional("api_key_env", loaded.apiKeyEnv) ||
+      !mapper.mapOptional("temperature", loaded.temperature) ||
       !mapper.mapOptional("max_tokens", tokens) ||
-      !mapper.mapOptional("timeout_seconds", timeout) ||
+      !mapper.mapOptional("timeout_seconds", loaded.timeoutSeconds) ||
       !mapper.mapOptional("max_retries", retries) ||
       !mapper.mapOptional("concurrency", requests) ||
-      !mapper.mapOptional("budget_tokens", budget) ||
-      !mapper.mapOptional("budget_usd", budgetUsd) ||
-      !mapper.mapOptional("price_input_per_mtok", inputPrice) ||
-      !mapper.mapOptional("price_output_per_mtok", outputPrice))
+      !mapper.mapOptional("budget_tokens", loaded.budgetTokens) ||
+      !mapper.mapOptional("budget_usd", loaded.budgetDollars) ||
+      !mapper.mapOptional("price_input_per_mtok",
+                          loaded.inputPricePerMillion) ||
+      !mapper.mapOptional("price_output_per_mtok",
+                          loaded.outputPricePerMillion))
     return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s: %s",
                                    path.str().c_str(),
                                    llvm::toString(root.getError()).c_str());
-  for (auto [key, number] : {std::pair{"max_tokens", tokens},
-                             {"max_retries", retries},
-                             {"concurrency", requests}})
-    if (number && (*number < 0 || *number > std::numeric_limits<int>::max()))
+  // The counts are unsigned fields: read as integers, checked, then set.
+  for (auto [key, number, field] :
+       {std::tuple{"max_tokens", tokens, &loaded.maxTokens},
+        {"max_retries", retries, &loaded.maxRetries},
+        {"concurrency", requests, &loaded.concurrency}}) {
+    if (!number)
+      continue;
+    if (*number < 0 || *number > std::numeric_limits<int>::max())
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(), "%s: %s = %lld is out of range",
           path.str().c_str(), key, (long long)*number);
+    *field = *number;
+  }
   if (providerName) {
     std::optional<LLMProvider> parsed = parseLLMProvider(*providerName);
     if (!parsed)
@@ -105,20 +114,9 @@ llvm::Error LLMConfig::loadFile(llvm::StringRef path) {
           llvm::inconvertibleErrorCode(),
           "%s: provider \"%s\" is not openai or anthropic", path.str().c_str(),
           providerName->c_str());
-    provider = *parsed;
+    loaded.provider = *parsed;
   }
-  baseUrl = url.value_or(baseUrl);
-  model = modelName.value_or(model);
-  apiKeyEnv = keyEnv.value_or(apiKeyEnv);
-  temperature = temperatureValue.value_or(temperature);
-  maxTokens = tokens.value_or(maxTokens);
-  timeoutSeconds = timeout.value_or(timeoutSeconds);
-  maxRetries = retries.value_or(maxRetries);
-  concurrency = requests.value_or(concurrency);
-  budgetTokens = budget.value_or(budgetTokens);
-  budgetDollars = budgetUsd.value_or(budgetDollars);
-  inputPricePerMillion = inputPrice.value_or(inputPricePerMillion);
-  outputPricePerMillion = outputPrice.value_or(outputPricePerMillion);
+  *this = std::move(loaded);
   return llvm::Error::success();
 }
 
