@@ -68,6 +68,28 @@ std::string defaultCudaPath() {
 #endif
 }
 
+/// The import cache's key for `source` (the text of `sourcePath`) imported
+/// with `options`: a SHA-256 in hex.
+std::string cudaImportKey(llvm::StringRef sourcePath, llvm::StringRef source,
+                          const kf::CudaImportOptions &options) {
+  llvm::SHA256 hash;
+  // What an import depends on, in version 2 of the import (bump the
+  // version whenever importCuda's output changes: cached entries must not
+  // outlive it). The file's stem names the gpu.module.
+  hash.update("kf-cuda-import-2\n");
+  hash.update(llvm::sys::path::stem(sourcePath).str() + "\n");
+  for (const std::string &role : options.pointerRoles)
+    hash.update("role " + role + "\n");
+  hash.update(options.chip + "\n");
+  hash.update(options.untrusted ? "untrusted\n" : "trusted\n");
+  std::vector<std::pair<std::string, std::string>> defines = options.defines;
+  llvm::sort(defines);
+  for (const auto &[name, value] : defines)
+    hash.update("-D" + name + "=" + value + "\n");
+  hash.update(source);
+  return llvm::toHex(hash.final(), /*LowerCase=*/true);
+}
+
 /// Compiles `sourcePath` with clang in `mode` (--cuda-device-only or
 /// --cuda-host-only) to LLVM IR, in a subprocess with a time limit. Code
 /// that does not compile fails with clang's diagnostics.
@@ -203,27 +225,6 @@ std::vector<std::string> kf::checkUntrustedCuda(llvm::StringRef source,
       }
   }
   return reasons;
-}
-
-std::string kf::cudaImportKey(llvm::StringRef sourcePath,
-                              llvm::StringRef source,
-                              const CudaImportOptions &options) {
-  llvm::SHA256 hash;
-  // What an import depends on, in version 2 of the import (bump the
-  // version whenever importCuda's output changes: cached entries must not
-  // outlive it). The file's stem names the gpu.module.
-  hash.update("kf-cuda-import-2\n");
-  hash.update(llvm::sys::path::stem(sourcePath).str() + "\n");
-  for (const std::string &role : options.pointerRoles)
-    hash.update("role " + role + "\n");
-  hash.update(options.chip + "\n");
-  hash.update(options.untrusted ? "untrusted\n" : "trusted\n");
-  std::vector<std::pair<std::string, std::string>> defines = options.defines;
-  llvm::sort(defines);
-  for (const auto &[name, value] : defines)
-    hash.update("-D" + name + "=" + value + "\n");
-  hash.update(source);
-  return llvm::toHex(hash.final(), /*LowerCase=*/true);
 }
 
 llvm::Expected<OwningOpRef<ModuleOp>>

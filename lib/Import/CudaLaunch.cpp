@@ -449,15 +449,6 @@ kf::launchSymbols(const ProblemSpec &spec, const CudaLaunchSpec &plan,
   return symbols;
 }
 
-llvm::json::Value kf::CudaTuning::toJSON() const {
-  llvm::json::Object values;
-  for (const auto &[name, value] : parameters)
-    values[name] = value;
-  return llvm::json::Object{{"parameters", std::move(values)},
-                            {"launch_bounds", launchBounds},
-                            {"max_registers", (int64_t)maxRegisters}};
-}
-
 std::string kf::CudaTuning::describe() const {
   std::vector<std::string> parts;
   for (const auto &[name, value] : parameters)

@@ -23,8 +23,13 @@ CudaTuning kf::defaultCudaTuning(const CudaLaunchSpec &plan) {
 llvm::Expected<std::string>
 kf::renderCudaCandidate(const CudaExpertSetup &setup,
                         const CudaTuning &tuning) {
+  // Every parameter of the plan is a macro, at the tuning's value or the
+  // plan's own.
   CudaImportOptions options = setup.importOptions;
+  CudaTuning complete = defaultCudaTuning(setup.plan);
   for (const auto &[name, value] : tuning.parameters)
+    complete.parameters[name] = value;
+  for (const auto &[name, value] : complete.parameters)
     options.defines.push_back({name, std::to_string(value)});
   llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> imported =
       importCuda(setup.sourcePath, setup.context, options);
@@ -56,6 +61,8 @@ struct CudaExpertState {
   /// candidate text proposed.
   std::set<std::string> proposed;
   std::map<std::string, CudaTuning> byText;
+  /// The candidate text of the kernel as written (rendered up front).
+  std::string asWrittenText;
   std::mutex mutex;
 
   /// A neighbour of `parent` for an expert of `focus`, not proposed before.
@@ -121,13 +128,20 @@ struct CudaExpertState {
 
 } // namespace
 
-ScriptExpertFn
+llvm::Expected<ScriptExpertFn>
 kf::makeCudaScriptExperts(CudaExpertSetup setup,
                           std::function<void(const std::string &)> onFailure) {
   auto state = std::make_shared<CudaExpertState>();
   state->random.seed(setup.seed * 0x9E3779B97F4A7C15ull + 17);
   state->setup = std::move(setup);
   state->onFailure = std::move(onFailure);
+  // The kernel as written must bind to the problem, or no tuning will: it
+  // is rendered now, and becomes the first proposal.
+  llvm::Expected<std::string> asWrittenText =
+      renderCudaCandidate(state->setup, defaultCudaTuning(state->setup.plan));
+  if (!asWrittenText)
+    return asWrittenText.takeError();
+  state->asWrittenText = std::move(*asWrittenText);
   return [state](llvm::ArrayRef<ScriptRequest> requests,
                  const SearchResult &sofar)
              -> std::vector<std::optional<ScriptProposal>> {
@@ -174,7 +188,9 @@ kf::makeCudaScriptExperts(CudaExpertSetup setup,
         continue;
       }
       llvm::Expected<std::string> text =
-          renderCudaCandidate(state->setup, next->first);
+          next->second == "as written"
+              ? llvm::Expected<std::string>(state->asWrittenText)
+              : renderCudaCandidate(state->setup, next->first);
       if (!text) {
         state->onFailure("cuda:" + stringifyExpertFocus(request.focus).str() +
                          " (" + next->first.describe() +

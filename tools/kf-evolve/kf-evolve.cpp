@@ -163,10 +163,10 @@ static cl::opt<std::string>
                  cl::init("isa"), cl::sub(compileCommand), cl::sub(evalCommand),
                  cl::sub(searchCommand), cl::sub(compileWorkerCommand),
                  cl::cat(category));
-static cl::opt<std::string>
-    outputPath("o", cl::desc("Output file"), cl::value_desc("file"),
-               cl::init("-"), cl::sub(compileCommand), cl::sub(evalCommand),
-               cl::cat(category));
+static cl::opt<std::string> outputPath("o", cl::desc("Output file"),
+                                       cl::value_desc("file"), cl::init("-"),
+                                       cl::sub(compileCommand),
+                                       cl::sub(evalCommand), cl::cat(category));
 enum class EmitKind { PTX, Lowered, Schedule, Plan, Diagnosis };
 static cl::opt<EmitKind> emit(
     "emit", cl::desc("What compile writes"), cl::init(EmitKind::PTX),
@@ -532,6 +532,21 @@ kf::CudaImportOptions candidateImportOptions() {
   return options;
 }
 
+/// What a CUDA candidate is built from: its source, bound to the problem
+/// `spec` by `plan`, imported as candidateImportOptions says.
+kf::CudaExpertSetup cudaSetup(MLIRContext &context, const kf::ProblemSpec &spec,
+                              StringRef cudaPath,
+                              const kf::CudaLaunchSpec &plan) {
+  kf::CudaExpertSetup setup;
+  setup.context = &context;
+  setup.sourcePath = cudaPath.str();
+  setup.plan = plan;
+  setup.spec = spec;
+  setup.importOptions = candidateImportOptions();
+  setup.seed = seed;
+  return setup;
+}
+
 /// The launch-plan tuning of the command line (--param, --launch-bounds,
 /// --max-registers).
 Expected<kf::CudaTuning> cudaTuningFromFlags() {
@@ -563,19 +578,9 @@ Expected<std::string> cudaCandidateText(MLIRContext &context, ModuleOp problem,
   FailureOr<kf::ProblemOp> problemOp = kf::lookupProblem(problem, problemName);
   if (failed(problemOp))
     return createStringError("no problem to bind the CUDA candidate to");
-  kf::CudaExpertSetup setup;
-  setup.context = &context;
-  setup.sourcePath = cudaPath.str();
-  setup.plan = plan;
-  setup.spec = kf::buildProblemSpec(*problemOp);
-  setup.importOptions = candidateImportOptions();
-  // Parameters left at the plan's values are macros too.
-  kf::CudaTuning complete = kf::defaultCudaTuning(plan);
-  for (const auto &[name, value] : tuning.parameters)
-    complete.parameters[name] = value;
-  complete.launchBounds = tuning.launchBounds;
-  complete.maxRegisters = tuning.maxRegisters;
-  return kf::renderCudaCandidate(setup, complete);
+  return kf::renderCudaCandidate(
+      cudaSetup(context, kf::buildProblemSpec(*problemOp), cudaPath, plan),
+      tuning);
 }
 
 /// The launch plan of --launch; `user` says who needs it.
@@ -687,11 +692,16 @@ kf::EvalConfig evalConfigFromFlags() {
   return config;
 }
 
-/// A client for a measurement worker run by this same executable.
-kf::WorkerClient makeWorker(const char *argv0) {
+/// The command of a measurement worker: this same executable.
+std::vector<std::string> measurementWorkerCommand(const char *argv0) {
   std::string executable =
       sys::fs::getMainExecutable(argv0, reinterpret_cast<void *>(&fail));
-  return kf::WorkerClient({executable, "worker", "--chip=" + chip});
+  return {executable, "worker", "--chip=" + chip};
+}
+
+/// A client for one measurement worker.
+kf::WorkerClient makeWorker(const char *argv0) {
+  return kf::WorkerClient(measurementWorkerCommand(argv0));
 }
 
 int runCompile(MLIRContext &context) {
@@ -1176,11 +1186,8 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
     if (failed(compiledReference))
       return 1;
     referenceText = printModule(*compiledReference->lowered);
-    std::string executable =
-        sys::fs::getMainExecutable(argv0, reinterpret_cast<void *>(&fail));
-    gpus = std::make_unique<kf::WorkerPool>(
-        std::vector<std::string>{executable, "worker", "--chip=" + chip},
-        devices);
+    gpus = std::make_unique<kf::WorkerPool>(measurementWorkerCommand(argv0),
+                                            devices);
   }
 
   if (std::error_code error = sys::fs::create_directories(outputDir))
@@ -1375,34 +1382,22 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   if (cudaExperts && llmExperts)
     return fail("--experts: cuda and llm experts cannot share a search yet; "
                 "choose one");
-  std::optional<kf::CudaExpertSetup> cudaSetup;
+  // Each failed proposal is said as it happens.
+  auto sayFailure = [](const std::string &failure) {
+    WithColor::warning(errs(), "kf-evolve")
+        << "no candidate from " << failure << "\n";
+  };
   if (cudaExperts) {
     Expected<kf::CudaLaunchSpec> plan = loadLaunchPlan();
     if (!plan)
       return fail(toString(plan.takeError()));
-    cudaSetup.emplace();
-    cudaSetup->context = &context;
-    cudaSetup->sourcePath = cudaPaths.front();
-    cudaSetup->plan = std::move(*plan);
-    cudaSetup->spec = spec;
-    cudaSetup->importOptions = candidateImportOptions();
-    cudaSetup->seed = seed;
-    // The kernel as written must bind to the problem, or nothing will.
-    Expected<std::string> asWritten = kf::renderCudaCandidate(
-        *cudaSetup, kf::defaultCudaTuning(cudaSetup->plan));
-    if (!asWritten)
-      return fail(toString(asWritten.takeError()));
-    callbacks.scriptExperts =
-        kf::makeCudaScriptExperts(*cudaSetup, [](const std::string &failure) {
-          WithColor::warning(errs(), "kf-evolve")
-              << "no candidate from " << failure << "\n";
-        });
+    Expected<kf::ScriptExpertFn> experts = kf::makeCudaScriptExperts(
+        cudaSetup(context, spec, cudaPaths.front(), *plan), sayFailure);
+    if (!experts)
+      return fail(toString(experts.takeError()));
+    callbacks.scriptExperts = std::move(*experts);
   }
-  // Each failed proposal is also said as it happens.
-  kf::LLMFailureLog llmFailures([](const std::string &failure) {
-    WithColor::warning(errs(), "kf-evolve")
-        << "no candidate from " << failure << "\n";
-  });
+  kf::LLMFailureLog llmFailures(sayFailure);
   std::function<json::Value()> llmUsage;
   std::string llmDescription;
 #ifdef KF_ENABLE_LLM
@@ -1640,9 +1635,9 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
            ? first.outcome.seconds / best.outcome.seconds
            : 0.0},
       {"candidates", std::move(candidates)}};
-  if (cudaSetup) {
+  if (cudaExperts) {
     // The CUDA kernel as the user wrote it is the baseline that matters.
-    json::Object cuda{{"source", cudaSetup->sourcePath},
+    json::Object cuda{{"source", cudaPaths.front()},
                       {"launch_plan", launchPlanPath.getValue()}};
     for (const kf::SearchCandidate &candidate : result.candidates)
       if (StringRef(candidate.change).starts_with("as written")) {

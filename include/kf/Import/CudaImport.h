@@ -57,11 +57,6 @@ llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 importCuda(llvm::StringRef sourcePath, mlir::MLIRContext *context,
            const CudaImportOptions &options);
 
-/// The cache key of importing `source` (the text of `sourcePath`) with
-/// `options`: a SHA-256 in hex.
-std::string cudaImportKey(llvm::StringRef sourcePath, llvm::StringRef source,
-                          const CudaImportOptions &options);
-
 /// Checks untrusted CUDA source text (see CudaImportOptions::untrusted):
 /// returns the reasons it is refused, "file:line: ..." each.
 std::vector<std::string> checkUntrustedCuda(llvm::StringRef source,

@@ -93,8 +93,7 @@ struct CudaTuning {
   /// A register cap per thread (nvvm.maxnreg); 0: none.
   unsigned maxRegisters = 0;
 
-  llvm::json::Value toJSON() const;
-  /// "BLOCK=256 bounds maxnreg=64".
+  /// "A=2 BLOCK=128 launch_bounds maxnreg=64", or "as written".
   std::string describe() const;
 };
 

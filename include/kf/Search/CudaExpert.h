@@ -33,9 +33,9 @@ struct CudaExpertSetup {
   uint64_t seed = 1;
 };
 
-/// The kernel-candidate text of `tuning` (the CUDA source compiled with the
-/// tuning's parameters as macros, bound by the plan), printed with the .cu
-/// locations.
+/// The kernel-candidate text of `tuning` (the CUDA source compiled with
+/// every plan parameter as a macro, at the tuning's value or the plan's,
+/// bound by the plan), printed with the .cu locations.
 llvm::Expected<std::string> renderCudaCandidate(const CudaExpertSetup &setup,
                                                 const CudaTuning &tuning);
 
@@ -44,11 +44,12 @@ llvm::Expected<std::string> renderCudaCandidate(const CudaExpertSetup &setup,
 CudaTuning defaultCudaTuning(const CudaLaunchSpec &plan);
 
 /// Script experts proposing CUDA tunings (see above). The first proposal of
-/// a search is the kernel as written (change "as written"); a parent that
-/// is not one of theirs is replaced by the best CUDA candidate so far.
+/// a search is the kernel as written (change "as written"), rendered here:
+/// when it does not compile or bind, the error comes back instead. A parent
+/// that is not one of theirs is replaced by the best CUDA candidate so far.
 /// Proposals never repeat a tuning; a tuning whose source does not compile
 /// is no proposal (its error goes to `onFailure`).
-ScriptExpertFn
+llvm::Expected<ScriptExpertFn>
 makeCudaScriptExperts(CudaExpertSetup setup,
                       std::function<void(const std::string &)> onFailure);
 
