@@ -161,6 +161,8 @@ kf::checkProblemOnCPU(ProblemOp problem, unsigned trials, uint64_t seed) {
     if (!outputs)
       return outputs.takeError();
     for (TrivialKernelVerdicts::Verdict &trivial : trivials.verdicts) {
+      if (!trivial.passes)
+        continue; // already refuted: no need to compare again
       const TensorSpec &output = spec.outputs[trivial.kernel.output];
       const std::string &expected = (*outputs)[trivial.kernel.output];
       std::string tried;
@@ -186,7 +188,7 @@ kf::checkProblemOnCPU(ProblemOp problem, unsigned trials, uint64_t seed) {
       }
       OutputErrors errors =
           compareOnHost(output, tried, expected, spec.atol, spec.rtol);
-      trivial.passes &= errors.mismatches == 0;
+      trivial.passes = errors.mismatches == 0;
       ++trivial.judged;
     }
     if (trial == 0) {
