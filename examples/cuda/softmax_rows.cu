@@ -1,11 +1,16 @@
 // A straightforward CUDA softmax over the rows of x (rows x cols, fp32):
 // one block per row, BLOCK threads striding over the row three times (max,
 // sum of exponentials, normalized output), with shared-memory tree
-// reductions. BLOCK comes from the launch plan (softmax_rows.plan.json),
-// which kf defines as a macro for the device code; kf-evolve's CUDA experts
-// tune it, the launch bounds and the register cap.
+// reductions. BLOCK and the unroll factor of the strided loops (UNROLL:
+// more loads in flight per thread) come from the launch plan
+// (softmax_rows.plan.json), which kf defines as macros for the device code;
+// kf-evolve's CUDA experts tune them, the launch bounds and the register
+// cap.
 #ifndef BLOCK
 #define BLOCK 128
+#endif
+#ifndef UNROLL
+#define UNROLL 1
 #endif
 
 __device__ float block_reduce(float value, float *scratch, bool take_max) {
@@ -29,13 +34,16 @@ extern "C" __global__ void softmax_rows(const float *x, float *y, long cols) {
   const float *in = x + blockIdx.x * cols;
   float *out = y + blockIdx.x * cols;
   float m = -INFINITY;
+#pragma unroll UNROLL
   for (long j = threadIdx.x; j < cols; j += BLOCK)
     m = fmaxf(m, in[j]);
   m = block_reduce(m, scratch, true);
   float sum = 0.0f;
+#pragma unroll UNROLL
   for (long j = threadIdx.x; j < cols; j += BLOCK)
     sum += expf(in[j] - m);
   sum = block_reduce(sum, scratch, false);
+#pragma unroll UNROLL
   for (long j = threadIdx.x; j < cols; j += BLOCK)
     out[j] = expf(in[j] - m) / sum;
 }

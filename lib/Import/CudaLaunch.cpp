@@ -259,6 +259,140 @@ llvm::Error readDims(const llvm::json::Value *value, std::string (&dims)[3],
   return llvm::Error::success();
 }
 
+/// One tensor of a plan's "problem" section: {"shape": [...], "type": T}
+/// and, for inputs, an optional "distribution": {"uniform": [a, b]},
+/// {"normal": [mean, stddev]} or {"int_range": [a, b]} (defaults as in
+/// kf.problem: uniform [-1, 1) for floats, [-100, 100) for integers).
+Expected<kf::TensorSpec> readTensor(const llvm::json::Value &value,
+                                    bool isInput, const std::string &where) {
+  const llvm::json::Object *object = value.getAsObject();
+  if (!object)
+    return planError(where + ": expected {\"shape\": [...], \"type\": ...}");
+  if (llvm::Error error = checkKeys(
+          *object,
+          isInput ? llvm::ArrayRef<StringRef>{"shape", "type", "distribution"}
+                  : llvm::ArrayRef<StringRef>{"shape", "type"},
+          where))
+    return std::move(error);
+  kf::TensorSpec tensor;
+  std::optional<StringRef> type = object->getString("type");
+  if (!type || !llvm::is_contained(kf::runtimeElementTypes(), *type))
+    return planError(where + ".type: expected one of " +
+                     llvm::join(kf::runtimeElementTypes(), ", "));
+  tensor.elementType = type->str();
+  const llvm::json::Array *shape = object->getArray("shape");
+  if (!shape)
+    return planError(where + ": needs \"shape\": an array of positive "
+                             "integers ([] for a scalar)");
+  int64_t elements = 1;
+  for (const llvm::json::Value &dim : *shape) {
+    std::optional<int64_t> size = dim.getAsInteger();
+    if (!size || *size <= 0)
+      return planError(where + ".shape: dimensions are positive integers");
+    if (llvm::MulOverflow(elements, *size, elements) ||
+        elements > (int64_t(1) << 40))
+      return planError(where + ".shape: more than 2^40 elements");
+    tensor.shape.push_back(*size);
+  }
+  bool isFloat = tensor.isFloat();
+  tensor.distribution.kind = isFloat ? kf::Distribution::Kind::Uniform
+                                     : kf::Distribution::Kind::IntRange;
+  tensor.distribution.a = isFloat ? -1.0 : -100.0;
+  tensor.distribution.b = isFloat ? 1.0 : 100.0;
+  const llvm::json::Value *distribution = object->get("distribution");
+  if (!distribution)
+    return tensor;
+  std::string at = where + ".distribution";
+  const llvm::json::Object *choice = distribution->getAsObject();
+  const llvm::json::Array *bounds = choice && choice->size() == 1
+                                        ? choice->begin()->second.getAsArray()
+                                        : nullptr;
+  std::optional<double> a =
+      bounds && bounds->size() == 2 ? (*bounds)[0].getAsNumber() : std::nullopt;
+  std::optional<double> b =
+      bounds && bounds->size() == 2 ? (*bounds)[1].getAsNumber() : std::nullopt;
+  if (!a || !b)
+    return planError(at + ": expected {\"uniform\": [a, b]}, "
+                          "{\"normal\": [mean, stddev]} or "
+                          "{\"int_range\": [a, b]}");
+  StringRef kind = choice->begin()->first;
+  tensor.distribution.a = *a;
+  tensor.distribution.b = *b;
+  if (kind == "uniform" || kind == "normal") {
+    if (!isFloat)
+      return planError(at + ": " + kind + " is for floating-point inputs; " +
+                       tensor.elementType + " takes int_range");
+    tensor.distribution.kind = kind == "uniform"
+                                   ? kf::Distribution::Kind::Uniform
+                                   : kf::Distribution::Kind::Normal;
+    if (kind == "uniform" ? !(*a < *b) : !(*b > 0))
+      return planError(at + ": " +
+                       (kind == "uniform" ? "uniform needs a < b"
+                                          : "normal needs stddev > 0"));
+  } else if (kind == "int_range") {
+    tensor.distribution.kind = kf::Distribution::Kind::IntRange;
+    if (*a != std::floor(*a) || *b != std::floor(*b) || !(*a < *b))
+      return planError(at + ": int_range needs integers a < b");
+  } else {
+    return planError(at + ": unknown distribution '" + kind +
+                     "' (known: uniform, normal, int_range)");
+  }
+  return tensor;
+}
+
+/// A plan's "problem" section (see CudaLaunchSpec::problem).
+Expected<kf::ProblemSpec> readProblem(const llvm::json::Value &value,
+                                      const std::string &where) {
+  const llvm::json::Object *object = value.getAsObject();
+  if (!object)
+    return planError(where + ": expected {name, inputs, outputs, tolerance}");
+  if (llvm::Error error =
+          checkKeys(*object, {"name", "inputs", "outputs", "tolerance"}, where))
+    return std::move(error);
+  kf::ProblemSpec spec;
+  if (const llvm::json::Value *name = object->get("name")) {
+    std::optional<StringRef> text = name->getAsString();
+    if (!text || text->empty() ||
+        text->find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ"
+                                "RSTUVWXYZ0123456789_") != StringRef::npos)
+      return planError(where + ".name: letters, digits and '_'");
+    spec.name = text->str();
+  }
+  for (bool inputs : {true, false}) {
+    StringRef key = inputs ? "inputs" : "outputs";
+    const llvm::json::Array *tensors = object->getArray(key);
+    if (!tensors || (!inputs && tensors->empty()))
+      return planError(where + ": needs \"" + key + "\": an array of " +
+                       (inputs ? "" : "at least one ") +
+                       "{\"shape\", \"type\"}");
+    for (auto [i, tensor] : llvm::enumerate(*tensors)) {
+      Expected<kf::TensorSpec> read =
+          readTensor(tensor, inputs,
+                     (where + "." + key + "[" + llvm::Twine(i) + "]").str());
+      if (!read)
+        return read.takeError();
+      (inputs ? spec.inputs : spec.outputs).push_back(std::move(*read));
+    }
+  }
+  // No default: what counts as "the same results" is the user's call.
+  const llvm::json::Object *tolerance = object->getObject("tolerance");
+  if (!tolerance)
+    return planError(where + ": needs \"tolerance\": {\"atol\": A, "
+                             "\"rtol\": R} (|out - ref| <= A + R * |ref| "
+                             "against the kernel as written)");
+  if (llvm::Error error =
+          checkKeys(*tolerance, {"atol", "rtol"}, where + ".tolerance"))
+    return std::move(error);
+  std::optional<double> atol = tolerance->getNumber("atol");
+  std::optional<double> rtol = tolerance->getNumber("rtol");
+  if (!atol || !rtol || *atol < 0 || *rtol < 0)
+    return planError(where + ".tolerance: needs non-negative numbers "
+                             "\"atol\" and \"rtol\"");
+  spec.atol = *atol;
+  spec.rtol = *rtol;
+  return spec;
+}
+
 /// The source-level name of a kernel: "softmax_rows" for
 /// _Z12softmax_rowsPKfPfii, the name itself for extern "C" kernels.
 std::string baseName(StringRef symbol) {
@@ -293,11 +427,18 @@ Expected<kf::CudaLaunchSpec> kf::parseCudaLaunchSpec(StringRef text,
   const llvm::json::Object *root = json->getAsObject();
   if (!root)
     return planError(fileName + ": a launch plan is a JSON object");
-  if (llvm::Error error =
-          checkKeys(*root, {"parameters", "scratch", "launches"}, fileName))
+  if (llvm::Error error = checkKeys(
+          *root, {"parameters", "scratch", "launches", "problem"}, fileName))
     return std::move(error);
 
   CudaLaunchSpec plan;
+  if (const llvm::json::Value *problem = root->get("problem")) {
+    Expected<ProblemSpec> spec =
+        readProblem(*problem, (fileName + ": problem").str());
+    if (!spec)
+      return spec.takeError();
+    plan.problem = std::move(*spec);
+  }
   if (const llvm::json::Value *parameters = root->get("parameters")) {
     const llvm::json::Object *object = parameters->getAsObject();
     if (!object)
@@ -426,6 +567,30 @@ Expected<kf::CudaLaunchSpec> kf::parseCudaLaunchSpec(StringRef text,
     plan.launches.push_back(std::move(launch));
   }
   return std::move(plan);
+}
+
+Expected<OwningOpRef<ModuleOp>>
+kf::buildProblemSignature(MLIRContext *context, const ProblemSpec &spec) {
+  auto tensorOf = [&](const TensorSpec &tensor) -> Type {
+    Type element = parseType(tensor.elementType, context);
+    return element ? RankedTensorType::get(tensor.shape, element) : Type();
+  };
+  SmallVector<Type> inputs, outputs;
+  for (const TensorSpec &tensor : spec.inputs)
+    inputs.push_back(tensorOf(tensor));
+  for (const TensorSpec &tensor : spec.outputs)
+    outputs.push_back(tensorOf(tensor));
+  if (llvm::is_contained(inputs, Type()) || llvm::is_contained(outputs, Type()))
+    return planError("the problem has an element type MLIR does not parse");
+  OpBuilder builder(context);
+  Location location = UnknownLoc::get(context);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(location);
+  builder.setInsertionPointToEnd(module->getBody());
+  auto function = func::FuncOp::create(
+      builder, location, spec.name.empty() ? "problem" : spec.name,
+      builder.getFunctionType(inputs, outputs));
+  function.setPrivate();
+  return std::move(module);
 }
 
 llvm::StringMap<int64_t>

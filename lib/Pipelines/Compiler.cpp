@@ -226,12 +226,17 @@ kf::compileKernelCandidate(ModuleOp problem, StringRef problemName,
                            ModuleOp kernel, const CompileOptions &options,
                            CompileStage *failedStage,
                            SmallVectorImpl<CheatFinding> *rejections) {
-  auto fail = [&](CompileStage stage) { return failAt(stage, failedStage); };
   FailureOr<ProblemOp> problemOp = lookupProblem(problem, problemName);
   if (failed(problemOp))
-    return fail(CompileStage::Schedule);
-  func::FuncOp reference = problemOp->getReferenceFunc();
+    return failAt(CompileStage::Schedule, failedStage);
+  return compileKernelCandidate(problemOp->getReferenceFunc(), kernel, options,
+                                failedStage, rejections);
+}
 
+FailureOr<kf::CompiledCandidate> kf::compileKernelCandidate(
+    func::FuncOp reference, ModuleOp kernel, const CompileOptions &options,
+    CompileStage *failedStage, SmallVectorImpl<CheatFinding> *rejections) {
+  auto fail = [&](CompileStage stage) { return failAt(stage, failedStage); };
   SmallVector<func::FuncOp> hosts;
   for (auto function : kernel.getOps<func::FuncOp>())
     if (function.isPublic() && !function.isExternal())

@@ -2,6 +2,7 @@
 
 #include "kf/Search/Report.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -162,17 +163,18 @@ std::string kf::renderReport(const ReportInput &input) {
   }
   const SearchCandidate &best = result.candidates[*result.bestIndex];
   os << "## Result\n\n| | candidate | time | status |\n|---|---|---|---|\n";
-  os << "| default schedule | " << first.id << " | "
+  os << "| " << input.baseline << " | " << first.id << " | "
      << (first.outcome.status == "correct" ? milliseconds(first.outcome.seconds)
                                            : "—")
      << " | " << first.outcome.status << " |\n";
   os << "| best | " << best.id << " | " << milliseconds(best.outcome.seconds)
      << " | correct |\n\n";
   if (first.outcome.status == "correct")
-    os << llvm::formatv("Speedup over the default schedule: **{0:F2}x**.\n\n",
+    os << llvm::formatv("Speedup over the {0}: **{1:F2}x**.\n\n",
+                        input.baseline,
                         first.outcome.seconds / best.outcome.seconds);
   else
-    os << "The default schedule is not a correct candidate ("
+    os << "The " << input.baseline << " is not a correct candidate ("
        << first.outcome.status << "), so there is no speedup over it.\n\n";
   if (best.hasGenome)
     os << "Best schedule: `" << escape(describeGenome(best.genome))
@@ -203,9 +205,12 @@ std::string kf::renderReport(const ReportInput &input) {
   }
 
   os << "\n## Diagnosis before and after\n\n";
+  std::string baselineTitle = input.baseline;
+  if (!baselineTitle.empty())
+    baselineTitle[0] = llvm::toUpper(baselineTitle[0]);
   for (auto [title, diagnosis] :
        {std::pair<const char *, const DiagnosisSummary *>{
-            "Default schedule", &input.defaultDiagnosis},
+            baselineTitle.c_str(), &input.defaultDiagnosis},
         {"Best candidate", &input.bestDiagnosis}}) {
     os << "**" << title << "**: " << diagnosis->kernels << " kernel(s), "
        << "predicted "

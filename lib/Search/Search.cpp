@@ -479,6 +479,8 @@ SearchResult kf::runSearch(const Schedule &defaultSchedule,
                            const SearchOptions &options) {
   SearchResult result;
   std::mt19937_64 rng(options.seed);
+  // Rule experts and seeds mutate the default schedule: none without one.
+  bool ruleExperts = options.ruleExperts && !options.baselineFromScriptExperts;
   unsigned islands = std::max(1u, options.islands);
   // Each island: indices into result.candidates, best first.
   std::vector<std::vector<unsigned>> populations(islands);
@@ -543,17 +545,36 @@ SearchResult kf::runSearch(const Schedule &defaultSchedule,
     return true;
   };
 
-  // The default schedule first: the baseline every island starts from.
-  std::optional<std::string> defaultScript = callbacks.render(defaultSchedule);
-  if (!defaultScript) {
-    result.stopReason = "exhausted";
-    return result;
-  }
-  seen.insert(*defaultScript);
+  // The baseline first: the default schedule, or, with no reference to
+  // schedule, the script experts' first proposal (a CUDA kernel as
+  // written).
   SearchCandidate first;
-  first.expert = "default";
-  first.genome = defaultSchedule;
-  first.script = *defaultScript;
+  if (options.baselineFromScriptExperts) {
+    std::vector<std::optional<ScriptProposal>> answers =
+        callbacks.scriptExperts
+            ? callbacks.scriptExperts({ScriptRequest()}, result)
+            : std::vector<std::optional<ScriptProposal>>();
+    if (answers.empty() || !answers.front()) {
+      result.stopReason = "exhausted";
+      return result;
+    }
+    first.expert = answers.front()->expert;
+    first.change = answers.front()->change;
+    first.hasGenome = false;
+    first.kind = answers.front()->kind;
+    first.script = std::move(answers.front()->text);
+  } else {
+    std::optional<std::string> defaultScript =
+        callbacks.render(defaultSchedule);
+    if (!defaultScript) {
+      result.stopReason = "exhausted";
+      return result;
+    }
+    first.expert = "default";
+    first.genome = defaultSchedule;
+    first.script = std::move(*defaultScript);
+  }
+  seen.insert(first.script);
   evaluateAll({std::move(first)}, {});
   result.defaultIndex = 0;
 
@@ -561,6 +582,8 @@ SearchResult kf::runSearch(const Schedule &defaultSchedule,
   // starts from the best so far.
   std::vector<SearchCandidate> seedBatch;
   for (auto [index, seed] : llvm::enumerate(options.seeds)) {
+    if (options.baselineFromScriptExperts)
+      break;
     if (1 + seedBatch.size() >= options.budgetEvals)
       break;
     std::optional<std::string> script = callbacks.render(seed.second);
@@ -692,11 +715,12 @@ SearchResult kf::runSearch(const Schedule &defaultSchedule,
       return result.candidates.size() + batch.size() < options.budgetEvals;
     };
     std::vector<ScriptRequest> requests;
-    for (unsigned turn = 0; turn < islands; ++turn) {
+    unsigned roundSize = std::max(islands, options.roundSize);
+    for (unsigned turn = 0; turn < roundSize; ++turn) {
       if (!room())
         break;
       unsigned island = attempts++ % islands;
-      if (options.ruleExperts)
+      if (ruleExperts)
         if (std::optional<SearchCandidate> candidate = propose(island))
           batch.push_back(std::move(*candidate));
       if (callbacks.scriptExperts)
@@ -734,7 +758,7 @@ SearchResult kf::runSearch(const Schedule &defaultSchedule,
     if (batch.empty()) {
       // Script experts alone that keep answering nothing (an endpoint that
       // is down, a model that writes no code) end the search.
-      if (!options.ruleExperts && ++emptyRounds >= 3) {
+      if (!ruleExperts && ++emptyRounds >= 3) {
         result.stopReason = "exhausted";
         break;
       }

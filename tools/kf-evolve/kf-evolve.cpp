@@ -122,7 +122,8 @@ static cl::list<std::string> cudaPaths(
 static cl::opt<std::string> launchPlanPath(
     "launch", cl::desc("The launch plan (JSON) of the --cuda candidates"),
     cl::value_desc("plan.json"), cl::sub(compileCommand), cl::sub(evalCommand),
-    cl::sub(searchCommand), cl::sub(importCommand), cl::cat(category));
+    cl::sub(searchCommand), cl::sub(importCommand),
+    cl::sub(compileWorkerCommand), cl::cat(category));
 static cl::opt<std::string> cudaProblemPath(
     "problem",
     cl::desc("With a .cu file in place of the problem (kf-evolve kernel.cu "
@@ -427,13 +428,66 @@ int fail(const Twine &message) {
 
 struct LoadedProblem {
   OwningOpRef<ModuleOp> module;
+  /// Null when the problem comes from the launch plan's "problem" section
+  /// (a CUDA kernel with no problem file): the kernel as written is then
+  /// the reference, and `reference` an external function with the
+  /// problem's signature (kf::buildProblemSignature).
   kf::ProblemOp problem;
+  func::FuncOp reference;
+  kf::ProblemSpec spec;
+
+  bool selfReferenced() const { return !problem; }
 };
 
+Expected<kf::CudaLaunchSpec> loadLaunchPlan(StringRef user);
+
+/// A problem from the launch plan (no problem file): its inputs, outputs
+/// and tolerance; named by the plan or after the first CUDA source.
+std::optional<LoadedProblem> loadPlanProblem(MLIRContext &context) {
+  Expected<kf::CudaLaunchSpec> plan =
+      loadLaunchPlan("a CUDA kernel with no problem file");
+  if (!plan) {
+    fail(toString(plan.takeError()));
+    return std::nullopt;
+  }
+  if (!plan->problem) {
+    fail(launchPlanPath + ": no problem file was given and the plan has no "
+                          "\"problem\" section: give the problem the kernel "
+                          "solves (--problem p.mlir, or the problem file of "
+                          "compile and eval), or describe its inputs, outputs "
+                          "and tolerance in the plan, making the kernel as "
+                          "written the reference (docs/cuda-input.md)");
+    return std::nullopt;
+  }
+  LoadedProblem loaded;
+  loaded.spec = *plan->problem;
+  if (loaded.spec.name.empty()) {
+    std::string stem = cudaPaths.empty()
+                           ? std::string("problem")
+                           : sys::path::stem(cudaPaths.front()).str();
+    for (char &c : stem)
+      if (!isAlnum(c) && c != '_')
+        c = '_';
+    loaded.spec.name = stem;
+  }
+  Expected<OwningOpRef<ModuleOp>> module =
+      kf::buildProblemSignature(&context, loaded.spec);
+  if (!module) {
+    fail(launchPlanPath + ": " + toString(module.takeError()));
+    return std::nullopt;
+  }
+  loaded.module = std::move(*module);
+  loaded.reference = *loaded.module->getOps<func::FuncOp>().begin();
+  return loaded;
+}
+
 /// Parses and verifies the problem file; diagnostics are printed with their
-/// locations by the source manager handler.
+/// locations by the source manager handler. With no problem file, the
+/// problem comes from the launch plan (loadPlanProblem).
 std::optional<LoadedProblem> loadProblem(MLIRContext &context,
                                          SourceMgr &sourceMgr) {
+  if (problemPath.empty())
+    return loadPlanProblem(context);
   std::string error;
   auto file = openInputFile(problemPath, &error);
   if (!file) {
@@ -450,6 +504,8 @@ std::optional<LoadedProblem> loadProblem(MLIRContext &context,
   if (failed(problem))
     return std::nullopt;
   loaded.problem = *problem;
+  loaded.reference = problem->getReferenceFunc();
+  loaded.spec = kf::buildProblemSpec(*problem);
   return loaded;
 }
 
@@ -494,13 +550,23 @@ std::vector<CandidateSource> candidateSources() {
 /// place eval, compile, the compile worker and the search's winner compile
 /// candidate text.
 FailureOr<kf::CompiledCandidate>
-compileText(MLIRContext &context, ModuleOp problem, kf::CandidateKind kind,
-            StringRef text, StringRef bufferName, kf::CompileStage &stage,
+compileText(MLIRContext &context, const LoadedProblem &problem,
+            kf::CandidateKind kind, StringRef text, StringRef bufferName,
+            kf::CompileStage &stage,
             SmallVectorImpl<kf::CheatFinding> *rejections = nullptr) {
   kf::CompileOptions options = compileOptions();
-  if (kind == kf::CandidateKind::Schedule)
-    return kf::compileCandidate(problem, problemName, text, options, &stage,
-                                rejections);
+  if (kind == kf::CandidateKind::Schedule) {
+    if (problem.selfReferenced()) {
+      emitError(UnknownLoc::get(&context))
+          << "a schedule transforms the problem's reference function, and "
+             "this problem has none (the CUDA kernel as written is its "
+             "reference): give a kernel candidate, or a problem file";
+      stage = kf::CompileStage::Schedule;
+      return failure();
+    }
+    return kf::compileCandidate(*problem.module, problemName, text, options,
+                                &stage, rejections);
+  }
   llvm::SourceMgr kernelSource;
   kernelSource.AddNewSourceBuffer(
       MemoryBuffer::getMemBufferCopy(text, bufferName), SMLoc());
@@ -510,8 +576,8 @@ compileText(MLIRContext &context, ModuleOp problem, kf::CandidateKind kind,
     stage = kf::CompileStage::HostCode;
     return failure();
   }
-  return kf::compileKernelCandidate(problem, problemName, *kernel, options,
-                                    &stage, rejections);
+  return kf::compileKernelCandidate(problem.reference, *kernel, options, &stage,
+                                    rejections);
 }
 
 /// The CUDA import cache: --cuda-cache, else $KF_CUDA_CACHE, else none.
@@ -571,21 +637,17 @@ Expected<kf::CudaTuning> cudaTuningFromFlags() {
 /// A CUDA candidate as kernel-candidate text: the device code imported as
 /// untrusted (only CUDA's headers, no inline PTX, no host code) with the
 /// tuning's parameters as macros, bound to `problem` by the launch plan.
-Expected<std::string> cudaCandidateText(MLIRContext &context, ModuleOp problem,
+Expected<std::string> cudaCandidateText(MLIRContext &context,
+                                        const LoadedProblem &problem,
                                         StringRef cudaPath,
                                         const kf::CudaLaunchSpec &plan,
                                         const kf::CudaTuning &tuning) {
-  FailureOr<kf::ProblemOp> problemOp = kf::lookupProblem(problem, problemName);
-  if (failed(problemOp))
-    return createStringError("no problem to bind the CUDA candidate to");
   return kf::renderCudaCandidate(
-      cudaSetup(context, kf::buildProblemSpec(*problemOp), cudaPath, plan),
-      tuning);
+      cudaSetup(context, problem.spec, cudaPath, plan), tuning);
 }
 
 /// The launch plan of --launch; `user` says who needs it.
-Expected<kf::CudaLaunchSpec>
-loadLaunchPlan(StringRef user = "a --cuda candidate") {
+Expected<kf::CudaLaunchSpec> loadLaunchPlan(StringRef user) {
   if (launchPlanPath.empty())
     return createStringError(user + " needs --launch plan.json: the "
                                     "launches that bind the CUDA kernels to "
@@ -599,14 +661,15 @@ loadLaunchPlan(StringRef user = "a --cuda candidate") {
 
 /// Compiles one candidate; diagnostics go to the source manager handler.
 FailureOr<kf::CompiledCandidate>
-compileSource(MLIRContext &context, SourceMgr &sourceMgr, ModuleOp problem,
-              const CandidateSource &source, kf::CompileStage &stage,
+compileSource(MLIRContext &context, SourceMgr &sourceMgr,
+              const LoadedProblem &problem, const CandidateSource &source,
+              kf::CompileStage &stage,
               SmallVectorImpl<kf::CheatFinding> *rejections = nullptr) {
   if (source.kind == CandidateSource::Kind::Default)
-    return kf::compileCandidate(problem, problemName, std::nullopt,
+    return kf::compileCandidate(*problem.module, problemName, std::nullopt,
                                 compileOptions(), &stage, rejections);
   if (source.kind == CandidateSource::Kind::Cuda) {
-    Expected<kf::CudaLaunchSpec> plan = loadLaunchPlan();
+    Expected<kf::CudaLaunchSpec> plan = loadLaunchPlan("a --cuda candidate");
     Expected<kf::CudaTuning> tuning =
         plan ? cudaTuningFromFlags()
              : Expected<kf::CudaTuning>(plan.takeError());
@@ -665,6 +728,29 @@ int writeOutput(StringRef text) {
 /// itself.
 FailureOr<kf::CompiledCandidate> compileReference(LoadedProblem &loaded) {
   kf::CompileStage stage;
+  if (loaded.selfReferenced()) {
+    // No problem file: the first CUDA source as written (the plan's
+    // parameter values, no launch bounds, no register cap) is the
+    // reference.
+    MLIRContext &context = *loaded.module->getContext();
+    Expected<kf::CudaLaunchSpec> plan = loadLaunchPlan("a CUDA reference");
+    Expected<std::string> text =
+        plan ? cudaCandidateText(context, loaded, cudaPaths.front(), *plan,
+                                 kf::defaultCudaTuning(*plan))
+             : Expected<std::string>(plan.takeError());
+    if (!text) {
+      fail("the CUDA kernel as written (the reference): " +
+           toString(text.takeError()));
+      return failure();
+    }
+    FailureOr<kf::CompiledCandidate> reference =
+        compileText(context, loaded, kf::CandidateKind::Kernel, *text,
+                    cudaPaths.front(), stage);
+    if (failed(reference))
+      fail("the CUDA kernel as written (the reference) does not compile (" +
+           kf::stringifyCompileStage(stage) + " stage)");
+    return reference;
+  }
   kf::CompileOptions options = compileOptions();
   options.widenAccumulators = true;
   FailureOr<kf::CompiledCandidate> reference = kf::compileCandidate(
@@ -715,8 +801,8 @@ int runCompile(MLIRContext &context) {
     return fail("compile takes one candidate (one --schedule, --kernel or "
                 "--cuda)");
   kf::CompileStage stage;
-  FailureOr<kf::CompiledCandidate> compiled = compileSource(
-      context, sourceMgr, *loaded->module, sources.front(), stage);
+  FailureOr<kf::CompiledCandidate> compiled =
+      compileSource(context, sourceMgr, *loaded, sources.front(), stage);
   if (failed(compiled))
     return fail("compilation failed at the " +
                 kf::stringifyCompileStage(stage) + " stage");
@@ -736,7 +822,7 @@ int runCompile(MLIRContext &context) {
   case EmitKind::Diagnosis: {
     kf::Ceilings ceilings;
     kf::ProblemAnalysis analysis =
-        kf::analyzeProblem(loaded->problem.getReferenceFunc(), ceilings);
+        kf::analyzeProblem(loaded->reference, ceilings);
     kf::Bottleneck predicted =
         kf::predictBottleneck(analysis, ceilings, compiled->diagnosis);
     std::string text;
@@ -776,8 +862,8 @@ int runEval(MLIRContext &context, const char *argv0) {
     return 1;
   std::string referenceText = printModule(*reference->lowered);
   kf::ProblemAnalysis analysis =
-      kf::analyzeProblem(loaded->problem.getReferenceFunc(), ceilings);
-  kf::ProblemSpec spec = kf::buildProblemSpec(loaded->problem);
+      kf::analyzeProblem(loaded->reference, ceilings);
+  const kf::ProblemSpec &spec = loaded->spec;
 
   kf::WorkerClient worker = makeWorker(argv0);
   kf::CompileStage stage;
@@ -786,12 +872,12 @@ int runEval(MLIRContext &context, const char *argv0) {
   json::Array results;
   bool allCorrect = true, noDevice = false;
   for (const CandidateSource &source : candidateSources()) {
-    json::Object output{{"problem", loaded->problem.getSymName()},
+    json::Object output{{"problem", spec.name},
                         {"candidate", source.label()},
                         {"analysis", kf::toJSON(analysis, ceilings)}};
     SmallVector<kf::CheatFinding> rejections;
-    FailureOr<kf::CompiledCandidate> candidate = compileSource(
-        context, sourceMgr, *loaded->module, source, stage, &rejections);
+    FailureOr<kf::CompiledCandidate> candidate =
+        compileSource(context, sourceMgr, *loaded, source, stage, &rejections);
     if (failed(candidate) && !rejections.empty()) {
       // Static cheat checks: one readable line per reason.
       output["status"] = "rejected";
@@ -1061,7 +1147,7 @@ int runCompileWorkerCommand(MLIRContext &context) {
       kf::CompileStage stage = kf::CompileStage::Schedule;
       SmallVector<kf::CheatFinding> rejections;
       FailureOr<kf::CompiledCandidate> compiled =
-          compileText(context, *loaded->module,
+          compileText(context, *loaded,
                       *kind == "schedule" ? kf::CandidateKind::Schedule
                                           : kf::CandidateKind::Kernel,
                       *text, "candidate-kernel.mlir", stage, &rejections);
@@ -1107,19 +1193,26 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   std::optional<LoadedProblem> loaded = loadProblem(context, sourceMgr);
   if (!loaded)
     return 1;
-  func::FuncOp reference = loaded->problem.getReferenceFunc();
-  FailureOr<kf::Schedule> defaultSchedule = kf::buildDefaultSchedule(reference);
-  if (failed(defaultSchedule))
-    return 1;
-  FailureOr<SmallVector<kf::OpShape>> shapes = kf::describeOps(reference);
-  if (failed(shapes))
-    return 1;
+  // A CUDA kernel with no problem file is its own reference: there is no
+  // reference function to schedule, so no default schedule, no rule
+  // experts and no library seeds; the kernel as written is candidate 0.
+  bool selfReferenced = loaded->selfReferenced();
+  func::FuncOp reference = loaded->reference;
+  kf::Schedule defaultSchedule;
   kf::ProblemFeatures features;
-  features.problem = loaded->problem.getSymName().str();
-  features.ops = *shapes;
-  if (reference.getNumArguments())
-    if (auto shaped = dyn_cast<ShapedType>(reference.getArgument(0).getType()))
-      llvm::raw_string_ostream(features.elementType) << shaped.getElementType();
+  features.problem = loaded->spec.name;
+  if (!loaded->spec.inputs.empty())
+    features.elementType = loaded->spec.inputs.front().elementType;
+  if (!selfReferenced) {
+    FailureOr<kf::Schedule> schedule = kf::buildDefaultSchedule(reference);
+    if (failed(schedule))
+      return 1;
+    defaultSchedule = std::move(*schedule);
+    FailureOr<SmallVector<kf::OpShape>> shapes = kf::describeOps(reference);
+    if (failed(shapes))
+      return 1;
+    features.ops = *shapes;
+  }
 
   // Candidates' own diagnostics (a tile that does not divide, a schedule
   // the transform rejects) are outcomes of the search, not errors of the
@@ -1146,6 +1239,8 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   };
   callbacks.restructure =
       [&](const kf::Schedule &genome) -> std::optional<kf::Restructured> {
+    if (selfReferenced)
+      return std::nullopt; // no genome fits a problem with no reference
     FailureOr<kf::Restructured> restructured =
         quiet([&] { return kf::restructure(reference, genome); });
     if (failed(restructured))
@@ -1158,7 +1253,7 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   bool useGpu = evaluatorKind != EvaluatorKind::CostModel;
   std::unique_ptr<kf::WorkerPool> gpus;
   std::string referenceText;
-  kf::ProblemSpec spec = kf::buildProblemSpec(loaded->problem);
+  const kf::ProblemSpec &spec = loaded->spec;
   kf::EvalConfig config = evalConfigFromFlags();
   config.timeReference = false; // the default is a candidate like the others
   config.timeIncorrect = false;
@@ -1258,8 +1353,9 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
       return 1;
   }
   std::vector<std::pair<std::string, kf::Schedule>> seeds = snapshot->seeds;
-  for (auto &seed : kf::expertSeeds(*defaultSchedule, callbacks.restructure))
-    seeds.push_back({"expert:" + seed.first, std::move(seed.second)});
+  if (!selfReferenced)
+    for (auto &seed : kf::expertSeeds(defaultSchedule, callbacks.restructure))
+      seeds.push_back({"expert:" + seed.first, std::move(seed.second)});
   callbacks.weight = [&](ArrayRef<std::string> triggers,
                          kf::MutationAction action) {
     return snapshot->weights.weight(triggers,
@@ -1272,8 +1368,12 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   std::string executable =
       sys::fs::getMainExecutable(argv0, reinterpret_cast<void *>(&fail));
   std::vector<std::string> workerCommand = {executable, "compile-worker",
-                                            problemPath, "--chip=" + chip,
+                                            "--chip=" + chip,
                                             "--format=" + binaryFormat};
+  // The worker reads the problem as this process did: the problem file, or
+  // the launch plan's "problem" section.
+  workerCommand.push_back(selfReferenced ? "--launch=" + launchPlanPath
+                                         : problemPath.getValue());
   if (!problemName.empty())
     workerCommand.push_back("--problem-name=" + problemName);
   if (useGpu)
@@ -1382,13 +1482,18 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   if (cudaExperts && llmExperts)
     return fail("--experts: cuda and llm experts cannot share a search yet; "
                 "choose one");
+  if (selfReferenced && ruleExperts)
+    return fail("--experts rules: the rule experts schedule a problem's "
+                "reference function, and this CUDA kernel has no problem file "
+                "(its output as written is the reference); give --problem "
+                "p.mlir to let them compete");
   // Each failed proposal is said as it happens.
   auto sayFailure = [](const std::string &failure) {
     WithColor::warning(errs(), "kf-evolve")
         << "no candidate from " << failure << "\n";
   };
   if (cudaExperts) {
-    Expected<kf::CudaLaunchSpec> plan = loadLaunchPlan();
+    Expected<kf::CudaLaunchSpec> plan = loadLaunchPlan("a --cuda candidate");
     if (!plan)
       return fail(toString(plan.takeError()));
     Expected<kf::ScriptExpertFn> experts = kf::makeCudaScriptExperts(
@@ -1480,6 +1585,10 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   options.seeds =
       ruleExperts ? seeds : std::vector<std::pair<std::string, kf::Schedule>>();
   options.ruleExperts = ruleExperts;
+  options.baselineFromScriptExperts = selfReferenced;
+  // Every GPU gets about one proposal per island per round.
+  if (gpus)
+    options.roundSize = islandCount * gpus->size();
   options.repairRounds = llmRepairRounds;
   auto started = std::chrono::steady_clock::now();
   // On a terminal one progress line is redrawn; elsewhere (logs, CI) each
@@ -1532,9 +1641,10 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
       const kf::Outcome &b = result.candidates[*result.bestIndex].outcome;
       best = formatv("{0:F3} ms", b.seconds * 1e3).str();
       if (first.outcome.status == "correct" && b.seconds > 0)
-        best += formatv(", {0:F2}x over the default",
-                        first.outcome.seconds / b.seconds)
-                    .str();
+        best +=
+            formatv(", {0:F2}x over the {1}", first.outcome.seconds / b.seconds,
+                    selfReferenced ? "kernel as written" : "default")
+                .str();
     }
     std::string rate =
         formatv("[{0}/{1}] {2:F1} evals/s", result.candidates.size(),
@@ -1580,13 +1690,15 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
                 : "")
         << "  (best " << best << ")\n";
   };
-  kf::SearchResult result = kf::runSearch(*defaultSchedule, callbacks, options);
+  kf::SearchResult result = kf::runSearch(defaultSchedule, callbacks, options);
   if (live)
     errs() << "\n";
+  std::string baseline =
+      selfReferenced ? "CUDA kernel as written" : "default schedule";
   if (result.candidates.empty())
-    return fail("the default schedule does not render: " + lastError);
+    return fail("the " + baseline + " does not render: " + lastError);
   if (!result.bestIndex)
-    return fail("no candidate evaluated as correct (the default schedule: " +
+    return fail("no candidate evaluated as correct (the " + baseline + ": " +
                 result.candidates[result.defaultIndex].outcome.status + ")");
 
   const kf::SearchCandidate &best = result.candidates[*result.bestIndex];
@@ -1603,7 +1715,7 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
                              : "best.kernel.mlir";
   kf::CompileStage bestStage;
   FailureOr<kf::CompiledCandidate> bestCompiled =
-      compileText(context, *loaded->module, best.kind, best.script,
+      compileText(context, *loaded, best.kind, best.script,
                   "best-candidate.mlir", bestStage);
   if (failed(bestCompiled))
     return fail("the best candidate no longer compiles");
@@ -1614,7 +1726,8 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   if (best.hasGenome)
     bestSchedule = kf::toJSON(best.genome);
   json::Object summary{
-      {"problem", loaded->problem.getSymName()},
+      {"problem", loaded->spec.name},
+      {"reference", selfReferenced ? "cuda-as-written" : "problem"},
       {"evaluator", evaluatorName},
       {"seed", (int64_t)seed},
       {"evaluations", (int64_t)result.candidates.size()},
@@ -1658,15 +1771,17 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
 
   // The report: the default schedule's diagnosis next to the winner's.
   kf::ReportInput report;
-  report.problem = loaded->problem.getSymName().str();
+  report.problem = loaded->spec.name;
+  report.baseline = baseline;
   report.evaluator = evaluatorName;
   report.seed = seed;
   report.islands = islandCount;
   report.result = &result;
   report.bestDiagnosis = summarizeDiagnosis(*bestCompiled);
   FailureOr<kf::CompiledCandidate> defaultCompiled = quiet([&] {
-    return kf::compileCandidate(*loaded->module, problemName,
-                                StringRef(first.script), compileOptions());
+    kf::CompileStage stage;
+    return compileText(context, *loaded, first.kind, first.script,
+                       "default-candidate.mlir", stage);
   });
   if (succeeded(defaultCompiled))
     report.defaultDiagnosis = summarizeDiagnosis(*defaultCompiled);
@@ -1880,27 +1995,39 @@ int main(int argc, char **argv) {
   // Errors point at the user's source; the generic op dump only adds noise.
   context.printOpOnDiagnostic(false);
 
+  // With no problem file, a --cuda candidate's launch plan may describe
+  // the problem; the first CUDA source as written is then the reference.
+  bool planProblem = problemPath.empty() && !cudaPaths.empty();
   if (compileCommand)
-    return problemPath.empty() ? fail("compile needs a problem file")
-                               : runCompile(context);
+    return problemPath.empty() && !planProblem
+               ? fail("compile needs a problem file")
+               : runCompile(context);
   if (evalCommand)
-    return problemPath.empty() ? fail("eval needs a problem file")
-                               : runEval(context, argv[0]);
+    return problemPath.empty() && !planProblem
+               ? fail("eval needs a problem file")
+               : runEval(context, argv[0]);
   if (searchCommand) {
     // kf-evolve kernel.cu --problem p.mlir: the CUDA kernel is the
     // candidate to evolve, the problem says what it must compute.
     if (StringRef(problemPath).ends_with(".cu")) {
-      if (cudaProblemPath.empty())
-        return fail(problemPath + " is CUDA: give the problem it solves "
-                                  "with --problem p.mlir (and its launch "
-                                  "plan with --launch plan.json)");
+      // Without --problem, the launch plan describes the problem and the
+      // kernel as written is the reference (loadPlanProblem says what is
+      // missing otherwise).
+      if (launchPlanPath.empty())
+        return fail(problemPath + " is CUDA: give its launch plan with "
+                                  "--launch plan.json, and the problem it "
+                                  "solves with --problem p.mlir or in the "
+                                  "plan's \"problem\" section");
       cudaPaths.push_back(problemPath);
       problemPath.setValue(cudaProblemPath);
-    } else if (!cudaProblemPath.empty()) {
+      return runSearchCommand(context, argv[0]);
+    }
+    if (!cudaProblemPath.empty()) {
       return fail("--problem goes with a .cu file in place of the problem");
     }
-    return problemPath.empty() ? fail("search needs a problem file")
-                               : runSearchCommand(context, argv[0]);
+    return problemPath.empty() && !planProblem
+               ? fail("search needs a problem file")
+               : runSearchCommand(context, argv[0]);
   }
   if (checkReferenceCommand)
     return problemPath.empty() ? fail("check-reference needs a problem file")
@@ -1916,7 +2043,9 @@ int main(int argc, char **argv) {
     return cudaSource.empty() ? fail("import needs a .cu file")
                               : runImportCommand(context);
   if (compileWorkerCommand)
-    return problemPath.empty() ? fail("compile-worker needs a problem file")
-                               : runCompileWorkerCommand(context);
+    return problemPath.empty() && launchPlanPath.empty()
+               ? fail("compile-worker needs a problem file (or --launch "
+                      "plan.json with a \"problem\" section)")
+               : runCompileWorkerCommand(context);
   return fail("give a subcommand: compile, eval (see --help)");
 }

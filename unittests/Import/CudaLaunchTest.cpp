@@ -63,8 +63,7 @@ TEST(LaunchExpression, OverflowAndDeepNestingAreErrors) {
   EXPECT_EQ(error("-BIG - BIG - BIG", symbols),
             "in '-BIG - BIG - BIG' at column 17: overflows 64-bit integers");
   // ceildiv at the top of the range (2^63 - 1) does not wrap.
-  EXPECT_EQ(evaluate("ceildiv(BIG + (BIG - 1), 2)", symbols),
-            int64_t(1) << 62);
+  EXPECT_EQ(evaluate("ceildiv(BIG + (BIG - 1), 2)", symbols), int64_t(1) << 62);
   std::string deep(300, '(');
   deep += "1" + std::string(300, ')');
   EXPECT_NE(error(deep).find("nested too deeply"), std::string::npos);
@@ -142,6 +141,93 @@ TEST(LaunchPlan, RejectsMalformedPlans) {
       reason(R"({"launches": [{"kernel": "k", "args": [], "blocks": 4}]})"),
       "p.json: launches[0]: unknown key 'blocks' (allowed: kernel, "
       "grid, block, shared_bytes, args)");
+}
+
+TEST(LaunchPlan, ReadsTheProblemOfAKernelWithNoProblemFile) {
+  llvm::Expected<CudaLaunchSpec> plan = parseCudaLaunchSpec(R"({
+    "launches": [{"kernel": "k", "args": ["in0", "in1", "out0"]}],
+    "problem": {
+      "name": "scaled_rows",
+      "inputs": [
+        {"shape": [64, 128], "type": "f32", "distribution": {"normal": [0, 2]}},
+        {"shape": [], "type": "i32"}
+      ],
+      "outputs": [{"shape": [64, 128], "type": "f16"}],
+      "tolerance": {"atol": 1e-3, "rtol": 0}
+    }})",
+                                                            "p.json");
+  ASSERT_TRUE(!!plan) << llvm::toString(plan.takeError());
+  ASSERT_TRUE(plan->problem.has_value());
+  const ProblemSpec &spec = *plan->problem;
+  EXPECT_EQ(spec.name, "scaled_rows");
+  ASSERT_EQ(spec.inputs.size(), 2u);
+  EXPECT_EQ(spec.inputs[0].elementType, "f32");
+  EXPECT_EQ(spec.inputs[0].shape, (llvm::SmallVector<int64_t>{64, 128}));
+  EXPECT_EQ(spec.inputs[0].distribution.kind, Distribution::Kind::Normal);
+  EXPECT_EQ(spec.inputs[0].distribution.b, 2.0);
+  // Defaults as in kf.problem: integers from [-100, 100).
+  EXPECT_TRUE(spec.inputs[1].shape.empty());
+  EXPECT_EQ(spec.inputs[1].distribution.kind, Distribution::Kind::IntRange);
+  EXPECT_EQ(spec.inputs[1].distribution.a, -100.0);
+  ASSERT_EQ(spec.outputs.size(), 1u);
+  EXPECT_EQ(spec.outputs[0].elementType, "f16");
+  EXPECT_EQ(spec.atol, 1e-3);
+  EXPECT_EQ(spec.rtol, 0.0);
+
+  // Without a problem section there is none.
+  llvm::Expected<CudaLaunchSpec> bare = parseCudaLaunchSpec(
+      R"({"launches": [{"kernel": "k", "args": []}]})", "p.json");
+  ASSERT_TRUE(!!bare) << llvm::toString(bare.takeError());
+  EXPECT_FALSE(bare->problem.has_value());
+}
+
+TEST(LaunchPlan, RejectsMalformedProblems) {
+  auto reason = [](llvm::StringRef problem) {
+    std::string text =
+        (R"({"launches": [{"kernel": "k", "args": []}], "problem": )" +
+         problem + "}")
+            .str();
+    llvm::Expected<CudaLaunchSpec> plan = parseCudaLaunchSpec(text, "p.json");
+    return plan ? std::string("parsed") : llvm::toString(plan.takeError());
+  };
+  const char *out = R"("outputs": [{"shape": [4], "type": "f32"}])";
+  const char *tolerance = R"("tolerance": {"atol": 0, "rtol": 1e-5})";
+  auto with = [&](llvm::StringRef inputs) {
+    return ("{" + inputs + ", " + out + ", " + tolerance + "}").str();
+  };
+  EXPECT_EQ(reason(with(R"("inputs": [])")), "parsed");
+  EXPECT_EQ(reason(R"({"inputs": [], "outputs": []})"),
+            "p.json: problem: needs \"outputs\": an array of at least one "
+            "{\"shape\", \"type\"}");
+  EXPECT_EQ(reason(std::string(R"({"inputs": [], )") + out + "}"),
+            "p.json: problem: needs \"tolerance\": {\"atol\": A, \"rtol\": "
+            "R} (|out - ref| <= A + R * |ref| against the kernel as written)");
+  EXPECT_EQ(reason(with(R"("inputs": [{"shape": [0], "type": "f32"}])")),
+            "p.json: problem.inputs[0].shape: dimensions are positive "
+            "integers");
+  EXPECT_EQ(reason(with(R"("inputs": [{"shape": [4], "type": "f128"}])")),
+            "p.json: problem.inputs[0].type: expected one of f32, f16, bf16, "
+            "f64, i1, i8, i16, i32, i64");
+  EXPECT_EQ(
+      reason(with(
+          R"("inputs": [{"shape": [4], "type": "f32", "distribution": {"uniform": [1, 1]}}])")),
+      "p.json: problem.inputs[0].distribution: uniform needs a < b");
+  EXPECT_EQ(
+      reason(with(
+          R"("inputs": [{"shape": [4], "type": "i32", "distribution": {"normal": [0, 1]}}])")),
+      "p.json: problem.inputs[0].distribution: normal is for floating-point "
+      "inputs; i32 takes int_range");
+  EXPECT_EQ(
+      reason(with(
+          R"("inputs": [{"shape": [4], "type": "f32", "distribution": {"cauchy": [0, 1]}}])")),
+      "p.json: problem.inputs[0].distribution: unknown distribution "
+      "'cauchy' (known: uniform, normal, int_range)");
+  EXPECT_EQ(
+      reason(with(R"("inputs": [{"shape": [4], "type": "f32", "dist": 1}])")),
+      "p.json: problem.inputs[0]: unknown key 'dist' (allowed: shape, "
+      "type, distribution)");
+  EXPECT_EQ(reason(with(R"("inputs": [], "name": "a-b")")),
+            "p.json: problem.name: letters, digits and '_'");
 }
 
 TEST(CudaTuning, DescribesItself) {

@@ -126,6 +126,83 @@ TEST(Search, NeverEvaluatesAScriptTwice) {
     EXPECT_TRUE(scripts.insert(candidate.script).second) << candidate.script;
 }
 
+TEST(Search, RoundsHoldRoundSizeProposals) {
+  // Batches as the evaluator sees them: after the default (and no seeds),
+  // each round's proposals arrive together.
+  auto batchSizes = [](unsigned roundSize) {
+    std::vector<size_t> sizes;
+    std::map<std::string, Schedule> byScript;
+    RenderFn render =
+        [&](const Schedule &genome) -> std::optional<std::string> {
+      std::string text = describeGenome(genome);
+      byScript[text] = genome;
+      return text;
+    };
+    EvaluateFn evaluate = [&](llvm::ArrayRef<CandidateSource> candidates) {
+      sizes.push_back(candidates.size());
+      std::vector<Outcome> outcomes;
+      for (const CandidateSource &candidate : candidates)
+        outcomes.push_back(syntheticTime(byScript.at(candidate.text)));
+      return outcomes;
+    };
+    SearchOptions options;
+    options.seed = 5;
+    options.budgetEvals = 33;
+    options.roundSize = roundSize;
+    runSearch(defaultGenome(), {render, evaluate, restructure, {}, {}},
+              options);
+    return sizes;
+  };
+  std::vector<size_t> four = batchSizes(0), eight = batchSizes(8);
+  EXPECT_EQ(four.front(), 1u); // the default alone
+  EXPECT_EQ(*std::max_element(four.begin(), four.end()), 4u);
+  // Duplicates are dropped from a round, so a round may hold fewer.
+  EXPECT_GT(*std::max_element(eight.begin(), eight.end()), 4u);
+  EXPECT_LE(*std::max_element(eight.begin(), eight.end()), 8u);
+  EXPECT_LT(eight.size(), four.size());
+}
+
+TEST(Search, AScriptExpertsFirstAnswerCanBeTheBaseline) {
+  // No default schedule: candidate 0 is the script experts' answer to a
+  // request without a parent; rule experts and seeds stay out.
+  unsigned asked = 0;
+  ScriptExpertFn experts = [&](llvm::ArrayRef<ScriptRequest> requests,
+                               const SearchResult &) {
+    std::vector<std::optional<ScriptProposal>> answers;
+    for (const ScriptRequest &request : requests) {
+      ScriptProposal proposal;
+      proposal.kind = CandidateKind::Kernel;
+      proposal.text = "kernel " + std::to_string(asked++);
+      proposal.change = asked == 1 ? "as written" : "tuned";
+      proposal.expert = "cuda:" + stringifyExpertFocus(request.focus).str();
+      answers.push_back(std::move(proposal));
+    }
+    return answers;
+  };
+  EvaluateFn evaluate = [&](llvm::ArrayRef<CandidateSource> candidates) {
+    std::vector<Outcome> outcomes;
+    for (const CandidateSource &candidate : candidates) {
+      EXPECT_EQ(candidate.kind, CandidateKind::Kernel);
+      outcomes.push_back(
+          {"correct", 100.0 - candidate.text.size() - asked, {}});
+    }
+    return outcomes;
+  };
+  SearchOptions options;
+  options.budgetEvals = 9;
+  options.baselineFromScriptExperts = true;
+  options.seeds = {{"never", defaultGenome()}};
+  SearchResult result =
+      runSearch(Schedule(),
+                {RenderFn(), evaluate, restructure, {}, {}, experts}, options);
+  ASSERT_EQ(result.candidates.size(), 9u);
+  EXPECT_EQ(result.defaultIndex, 0u);
+  EXPECT_EQ(result.candidates[0].change, "as written");
+  EXPECT_EQ(result.candidates[0].script, "kernel 0");
+  for (const SearchCandidate &candidate : result.candidates)
+    EXPECT_FALSE(candidate.hasGenome) << candidate.id;
+}
+
 TEST(Search, MutationsKeepVectorizedTilesDividingTheirLoops) {
   std::mt19937_64 rng(5);
   llvm::SmallVector<OpShape> oddShapes = {OpShape{{16, 100}, 0}};

@@ -24,6 +24,7 @@
 #include "llvm/Support/JSON.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,11 +65,23 @@ struct CudaLaunchSpec {
   std::vector<CudaLaunchParameter> parameters;
   std::vector<CudaScratch> scratch;
   std::vector<CudaLaunch> launches;
+  /// The plan's "problem" section, for a kernel with no problem file: the
+  /// inputs (shape, element type, distribution), the outputs and the
+  /// tolerance. The kernel as written is then the reference ("make this
+  /// faster, same results"). The name is empty when the plan gives none.
+  std::optional<ProblemSpec> problem;
 };
 
 /// Reads a launch plan (JSON); errors name the file and the field.
 llvm::Expected<CudaLaunchSpec> parseCudaLaunchSpec(llvm::StringRef text,
                                                    llvm::StringRef fileName);
+
+/// A module holding one external function with the problem's signature
+/// (`func.func private @<name>(inputs...) -> (outputs...)` on tensors): what
+/// kernel candidates of a problem with no reference function are checked
+/// against (kf::compileKernelCandidate).
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+buildProblemSignature(mlir::MLIRContext *context, const ProblemSpec &spec);
 
 /// Evaluates an integer expression over `symbols`: decimal integers, names
 /// (letters, digits, '_' and '.'), + - * / % (division and remainder of

@@ -13,6 +13,7 @@
 #include "kf/Pipelines/Pipelines.h"
 #include "kf/Runtime/LaunchPlan.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
@@ -88,6 +89,16 @@ compileCandidate(mlir::ModuleOp problem, llvm::StringRef problemName,
 /// problem. Errors are emitted as diagnostics.
 mlir::FailureOr<CompiledCandidate> compileKernelCandidate(
     mlir::ModuleOp problem, llvm::StringRef problemName, mlir::ModuleOp kernel,
+    const CompileOptions &options, CompileStage *failedStage = nullptr,
+    llvm::SmallVectorImpl<CheatFinding> *rejections = nullptr);
+
+/// The same against `reference` alone: the problem's reference function,
+/// or, for a problem with none (a CUDA kernel whose own output is the
+/// reference), an external function with its signature
+/// (kf::buildProblemSignature). Only its signature and its analysis (the
+/// roofline floor: from its bytes alone when it has no body) are used.
+mlir::FailureOr<CompiledCandidate> compileKernelCandidate(
+    mlir::func::FuncOp reference, mlir::ModuleOp kernel,
     const CompileOptions &options, CompileStage *failedStage = nullptr,
     llvm::SmallVectorImpl<CheatFinding> *rejections = nullptr);
 

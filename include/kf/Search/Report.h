@@ -28,6 +28,9 @@ struct DiagnosisSummary {
 
 struct ReportInput {
   std::string problem, evaluator;
+  /// What candidate 0 is: kf's default schedule, or, for a CUDA kernel
+  /// with no problem file, the kernel as written.
+  std::string baseline = "default schedule";
   uint64_t seed = 0;
   unsigned islands = 0;
   const SearchResult *result = nullptr;

@@ -152,6 +152,16 @@ struct SearchOptions {
   /// How many times a script expert's candidate that failed to compile is
   /// sent back to it with the error (a repair round) before it is dropped.
   unsigned repairRounds = 1;
+  /// Proposals per round (islands taking turns), compiled and measured
+  /// together: more than the islands keeps several GPUs busy. Values below
+  /// the island count mean one per island. The search depends on it: a
+  /// run is reproducible for the same seed and round size.
+  unsigned roundSize = 0;
+  /// No default schedule (a problem with no reference to schedule): the
+  /// baseline, candidate 0, is the script experts' answer to a first
+  /// request without a parent (a CUDA kernel as written), and no rule
+  /// expert may run.
+  bool baselineFromScriptExperts = false;
   /// Genomes evaluated right after the default schedule, in this order
   /// (expert seeds, the best schedules of similar problems), named by where
   /// they come from.
