@@ -5,7 +5,8 @@
 // more loads in flight per thread) come from the launch plan
 // (softmax_rows.plan.json), which kf defines as macros for the device code;
 // kf-evolve's CUDA experts tune them, the launch bounds and the register
-// cap.
+// cap. As written (UNROLL=1) the loops stay rolled: `#pragma unroll 1`
+// also keeps clang from unrolling them on its own.
 #ifndef BLOCK
 #define BLOCK 128
 #endif

@@ -64,6 +64,11 @@ Bottleneck kf::predictBottleneck(const ProblemAnalysis &problem,
       return {"latency-bound", because(finding)};
   if (const llvm::json::Object *finding = firstFinding("uncoalesced-access"))
     return {"memory-bound", because(finding)};
+  if (!problem.computationKnown)
+    return {"unknown", "the problem has no reference computation to count "
+                       "flops in (a CUDA kernel that is its own reference), "
+                       "and the kernel shows no latency or coalescing "
+                       "finding"};
   double ridge = ceilings.fp32FlopsPerSecond / ceilings.copyBytesPerSecond;
   if (problem.intensity() < ridge)
     return {"memory-bound",

@@ -168,6 +168,7 @@ private:
 kf::ProblemAnalysis kf::analyzeProblem(func::FuncOp reference,
                                        const Ceilings &ceilings) {
   ProblemAnalysis analysis;
+  analysis.computationKnown = !reference.isExternal();
   for (Type type : reference.getArgumentTypes())
     analysis.minBytes += bytesOf(type);
   for (Type type : reference.getResultTypes()) {
@@ -259,6 +260,7 @@ llvm::json::Value kf::toJSON(const ProblemAnalysis &analysis,
       {"floor_bytes", analysis.floorBytes},
       {"fusion_chances", std::move(fusion)},
       {"flops", analysis.flops},
+      {"computation_known", analysis.computationKnown},
       {"min_bytes", analysis.minBytes},
       {"unfused_bytes", analysis.unfusedBytes},
       {"linalg_ops", analysis.numLinalgOps},

@@ -316,6 +316,8 @@ Expected<kf::TensorSpec> readTensor(const llvm::json::Value &value,
                           "{\"normal\": [mean, stddev]} or "
                           "{\"int_range\": [a, b]}");
   StringRef kind = choice->begin()->first;
+  if (!std::isfinite(*a) || !std::isfinite(*b))
+    return planError(at + ": bounds must be finite numbers");
   tensor.distribution.a = *a;
   tensor.distribution.b = *b;
   if (kind == "uniform" || kind == "normal") {
@@ -331,8 +333,12 @@ Expected<kf::TensorSpec> readTensor(const llvm::json::Value &value,
                                           : "normal needs stddev > 0"));
   } else if (kind == "int_range") {
     tensor.distribution.kind = kf::Distribution::Kind::IntRange;
-    if (*a != std::floor(*a) || *b != std::floor(*b) || !(*a < *b))
-      return planError(at + ": int_range needs integers a < b");
+    // Draws are computed in int64 (and the bounds held in doubles).
+    constexpr double limit = double(int64_t(1) << 53);
+    if (*a != std::floor(*a) || *b != std::floor(*b) || !(*a < *b) ||
+        std::fabs(*a) > limit || std::fabs(*b) > limit)
+      return planError(at + ": int_range needs integers a < b, each within "
+                            "+-2^53");
   } else {
     return planError(at + ": unknown distribution '" + kind +
                      "' (known: uniform, normal, int_range)");

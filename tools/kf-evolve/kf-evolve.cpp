@@ -506,6 +506,20 @@ std::optional<LoadedProblem> loadProblem(MLIRContext &context,
   loaded.problem = *problem;
   loaded.reference = problem->getReferenceFunc();
   loaded.spec = kf::buildProblemSpec(*problem);
+  // A plan that also describes the problem: the problem file wins, and the
+  // user is told that the plan's inputs and tolerance are not used.
+  if (!launchPlanPath.empty())
+    if (auto file = MemoryBuffer::getFile(launchPlanPath)) {
+      Expected<kf::CudaLaunchSpec> plan =
+          kf::parseCudaLaunchSpec((*file)->getBuffer(), launchPlanPath);
+      if (!plan)
+        consumeError(plan.takeError()); // reported where the plan is used
+      else if (plan->problem)
+        WithColor::warning(errs(), "kf-evolve")
+            << launchPlanPath << ": the plan's \"problem\" section is "
+            << "ignored: " << problemPath
+            << " is the problem (its reference, inputs and tolerance)\n";
+    }
   return loaded;
 }
 
@@ -872,9 +886,11 @@ int runEval(MLIRContext &context, const char *argv0) {
   json::Array results;
   bool allCorrect = true, noDevice = false;
   for (const CandidateSource &source : candidateSources()) {
-    json::Object output{{"problem", spec.name},
-                        {"candidate", source.label()},
-                        {"analysis", kf::toJSON(analysis, ceilings)}};
+    json::Object output{
+        {"problem", spec.name},
+        {"reference", loaded->selfReferenced() ? "cuda-as-written" : "problem"},
+        {"candidate", source.label()},
+        {"analysis", kf::toJSON(analysis, ceilings)}};
     SmallVector<kf::CheatFinding> rejections;
     FailureOr<kf::CompiledCandidate> candidate =
         compileSource(context, sourceMgr, *loaded, source, stage, &rejections);
@@ -1214,6 +1230,41 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
     features.ops = *shapes;
   }
 
+  // A CUDA kernel to evolve (--cuda, or kf-evolve kernel.cu --problem):
+  // by default only the CUDA experts propose.
+  if (cudaPaths.size() > 1)
+    return fail("search evolves one CUDA source (one --cuda)");
+  bool cudaSearch = !cudaPaths.empty();
+  bool ruleExperts = expertKinds.empty() && !cudaSearch;
+  bool llmExperts = false, cudaExperts = expertKinds.empty() && cudaSearch;
+  for (const std::string &kind : expertKinds) {
+    if (kind == "rules")
+      ruleExperts = true;
+    else if (kind == "llm")
+      llmExperts = true;
+    else if (kind == "cuda")
+      cudaExperts = true;
+    else
+      return fail("--experts: unknown expert kind '" + kind +
+                  "' (known: rules, llm, cuda)");
+  }
+  if (cudaExperts && !cudaSearch)
+    return fail("--experts cuda needs a CUDA kernel (--cuda file.cu and "
+                "--launch plan.json)");
+  if (selfReferenced && ruleExperts)
+    return fail("--experts rules: the rule experts schedule a problem's "
+                "reference function, and this CUDA kernel has no problem file "
+                "(its output as written is the reference); give --problem "
+                "p.mlir to let them compete");
+  if (cudaSearch && !cudaExperts)
+    return fail("--experts " +
+                llvm::join(expertKinds.begin(), expertKinds.end(), ",") +
+                " leaves the CUDA kernel untouched: add cuda (e.g. --experts "
+                "cuda,rules)");
+  if (cudaExperts && llmExperts)
+    return fail("--experts: cuda and llm experts cannot share a search yet; "
+                "choose one");
+
   // Candidates' own diagnostics (a tile that does not divide, a schedule
   // the transform rejects) are outcomes of the search, not errors of the
   // command: keep the first line of each as the candidate's reason.
@@ -1453,40 +1504,6 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
     return outcomes;
   };
 
-  // A CUDA kernel to evolve (--cuda, or kf-evolve kernel.cu --problem):
-  // by default only the CUDA experts propose.
-  if (cudaPaths.size() > 1)
-    return fail("search evolves one CUDA source (one --cuda)");
-  bool cudaSearch = !cudaPaths.empty();
-  bool ruleExperts = expertKinds.empty() && !cudaSearch;
-  bool llmExperts = false, cudaExperts = expertKinds.empty() && cudaSearch;
-  for (const std::string &kind : expertKinds) {
-    if (kind == "rules")
-      ruleExperts = true;
-    else if (kind == "llm")
-      llmExperts = true;
-    else if (kind == "cuda")
-      cudaExperts = true;
-    else
-      return fail("--experts: unknown expert kind '" + kind +
-                  "' (known: rules, llm, cuda)");
-  }
-  if (cudaExperts && !cudaSearch)
-    return fail("--experts cuda needs a CUDA kernel (--cuda file.cu and "
-                "--launch plan.json)");
-  if (cudaSearch && !cudaExperts)
-    return fail("--experts " +
-                llvm::join(expertKinds.begin(), expertKinds.end(), ",") +
-                " leaves the CUDA kernel untouched: add cuda (e.g. --experts "
-                "cuda,rules)");
-  if (cudaExperts && llmExperts)
-    return fail("--experts: cuda and llm experts cannot share a search yet; "
-                "choose one");
-  if (selfReferenced && ruleExperts)
-    return fail("--experts rules: the rule experts schedule a problem's "
-                "reference function, and this CUDA kernel has no problem file "
-                "(its output as written is the reference); give --problem "
-                "p.mlir to let them compete");
   // Each failed proposal is said as it happens.
   auto sayFailure = [](const std::string &failure) {
     WithColor::warning(errs(), "kf-evolve")
@@ -1697,9 +1714,25 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
       selfReferenced ? "CUDA kernel as written" : "default schedule";
   if (result.candidates.empty())
     return fail("the " + baseline + " does not render: " + lastError);
+  const kf::Outcome &baselineOutcome =
+      result.candidates[result.defaultIndex].outcome;
+  // The kernel as written is judged against its own earlier output: if it
+  // fails, the kernel depends on what its outputs held or is not
+  // deterministic within the tolerance, and no tuning can be judged.
+  std::string selfCheck =
+      selfReferenced && baselineOutcome.status != "correct"
+          ? "; the kernel as written must give its own results again on "
+            "fresh runs: kf poisons the outputs before every run, so it must "
+            "write every output element, and its results may vary only "
+            "within the plan's tolerance (docs/cuda-input.md)"
+          : "";
   if (!result.bestIndex)
     return fail("no candidate evaluated as correct (the " + baseline + ": " +
-                result.candidates[result.defaultIndex].outcome.status + ")");
+                baselineOutcome.status + ")" + selfCheck);
+  if (!selfCheck.empty())
+    WithColor::warning(errs(), "kf-evolve")
+        << "the " << baseline << " was " << baselineOutcome.status << selfCheck
+        << "\n";
 
   const kf::SearchCandidate &best = result.candidates[*result.bestIndex];
   const kf::SearchCandidate &first = result.candidates[result.defaultIndex];

@@ -223,6 +223,15 @@ TEST(LaunchPlan, RejectsMalformedProblems) {
       "p.json: problem.inputs[0].distribution: unknown distribution "
       "'cauchy' (known: uniform, normal, int_range)");
   EXPECT_EQ(
+      reason(with(
+          R"("inputs": [{"shape": [4], "type": "f32", "distribution": {"normal": [0, 1e999]}}])")),
+      "p.json: problem.inputs[0].distribution: bounds must be finite numbers");
+  EXPECT_EQ(
+      reason(with(
+          R"("inputs": [{"shape": [4], "type": "i64", "distribution": {"int_range": [0, 1e300]}}])")),
+      "p.json: problem.inputs[0].distribution: int_range needs integers a < "
+      "b, each within +-2^53");
+  EXPECT_EQ(
       reason(with(R"("inputs": [{"shape": [4], "type": "f32", "dist": 1}])")),
       "p.json: problem.inputs[0]: unknown key 'dist' (allowed: shape, "
       "type, distribution)");

@@ -63,6 +63,10 @@ struct InputPasses {
 };
 
 struct ProblemAnalysis {
+  /// False when the reference has no body (a CUDA kernel with no problem
+  /// file is its own reference): only the inputs' and outputs' bytes are
+  /// known, and flops are not (they stay 0).
+  bool computationKnown = true;
   /// Floating-point operations of the reference (a multiply-add counts 2).
   int64_t flops = 0;
   /// Compulsory bytes: inputs read once plus outputs written once. Only an
