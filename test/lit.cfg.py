@@ -48,6 +48,15 @@ if config.kf_enable_llm.upper() in ("ON", "1", "TRUE", "YES"):
     config.available_features.add("llm")
 config.substitutions.append(("%python", sys.executable))
 
+# mpi: kf-evolve --mpi was built and mpirun is here. %mpirun runs as root
+# too (CI does) and lets the ranks outnumber the cores.
+mpirun = shutil.which("mpirun")
+if config.kf_enable_mpi.upper() in ("ON", "1", "TRUE", "YES") and mpirun:
+    config.available_features.add("mpi")
+    config.substitutions.append(
+        ("%mpirun", mpirun + " --allow-run-as-root --oversubscribe"
+         " --enable-recovery --mca btl self,tcp --mca btl_tcp_if_include lo"))
+
 # ptxas: PTX is assembled in tests when the CUDA toolkit is present.
 if config.ptxas_executable and os.path.exists(config.ptxas_executable):
     config.available_features.add("ptxas")

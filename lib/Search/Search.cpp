@@ -438,6 +438,22 @@ std::string kf::describeGenome(const Schedule &genome) {
   return text;
 }
 
+llvm::json::Value kf::toJSON(const Outcome &outcome) {
+  return llvm::json::Object{{"status", outcome.status},
+                            {"seconds", outcome.seconds},
+                            {"triggers", outcome.triggers},
+                            {"error", outcome.error}};
+}
+
+bool kf::fromJSON(const llvm::json::Value &value, Outcome &outcome,
+                  llvm::json::Path path) {
+  llvm::json::ObjectMapper mapper(value, path);
+  return mapper && mapper.map("status", outcome.status) &&
+         mapper.map("seconds", outcome.seconds) &&
+         mapper.mapOptional("triggers", outcome.triggers) &&
+         mapper.mapOptional("error", outcome.error);
+}
+
 llvm::json::Value kf::toJSON(const SearchCandidate &candidate) {
   llvm::json::Object object{{"id", candidate.id},
                             {"island", candidate.island},

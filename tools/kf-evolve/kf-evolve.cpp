@@ -19,6 +19,9 @@
 #include "kf/Runtime/Evaluator.h"
 #include "kf/Runtime/ProblemSpec.h"
 #include "kf/Runtime/Worker.h"
+#ifdef KF_ENABLE_MPI
+#include "kf/Runtime/MpiCluster.h"
+#endif
 #include "kf/Search/CompilePool.h"
 #include "kf/Search/CudaExpert.h"
 #include "kf/Search/ExperienceLibrary.h"
@@ -253,6 +256,22 @@ static cl::opt<bool> timeIncorrect(
     cl::desc("Time candidates even when their results are wrong (they stay "
              "incorrect): to measure what limits them"),
     cl::init(false), cl::sub(evalCommand), cl::cat(category));
+static cl::opt<bool> useMpi(
+    "mpi",
+    cl::desc("Run as an MPI job (mpirun -n N, or srun): rank 0 drives the "
+             "search, every other rank evaluates candidates on its GPU"),
+    cl::sub(searchCommand), cl::cat(category));
+static cl::opt<double> mpiSilence(
+    "mpi-silence",
+    cl::desc("With --mpi: seconds an evaluating rank may stay silent before "
+             "it is taken for dead and its candidate goes to another rank"),
+    cl::init(30), cl::sub(searchCommand), cl::cat(category));
+static cl::opt<unsigned> roundSize(
+    "round-size",
+    cl::desc("Proposals per round of the search (default: one per island "
+             "per GPU, or per evaluating rank with --mpi); a run is "
+             "reproducible for the same seed and round size"),
+    cl::sub(searchCommand), cl::cat(category));
 static cl::opt<bool> resumeSearch(
     "resume",
     cl::desc("Continue the search recorded in the output directory: recorded "
@@ -419,6 +438,10 @@ static cl::opt<std::string>
                  cl::sub(searchCommand), cl::cat(category));
 
 namespace {
+
+/// The status of a candidate no evaluating rank could take (--mpi): not a
+/// result, and never recorded.
+constexpr const char *kLostStatus = "evaluator-lost";
 
 /// Reports an error the way the MLIR tools do and returns 1.
 int fail(const Twine &message) {
@@ -1299,9 +1322,30 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
     return std::move(*restructured);
   };
 
+  // --mpi: rank 0 drives the search and evaluates nothing itself; every
+  // other rank evaluates (compiles, checks, measures) what it is sent.
+#ifdef KF_ENABLE_MPI
+  std::unique_ptr<kf::MpiCluster> cluster;
+  if (useMpi) {
+    Expected<std::unique_ptr<kf::MpiCluster>> created =
+        kf::MpiCluster::create();
+    if (!created)
+      return fail(toString(created.takeError()));
+    cluster = std::move(*created);
+  }
+  bool evaluatingRank = cluster && cluster->rank() != 0;
+  bool drivingRank = cluster && cluster->rank() == 0;
+#else
+  if (useMpi)
+    return fail("--mpi: this kf-evolve was built without MPI "
+                "(KF_ENABLE_MPI=OFF, as in the portable build); build it "
+                "where an MPI is installed (Debian: libopenmpi-dev)");
+  bool evaluatingRank = false, drivingRank = false;
+#endif
+
   // The GPUs: the reference and one measurement worker per GPU (--gpus),
   // each its own process and context.
-  bool useGpu = evaluatorKind != EvaluatorKind::CostModel;
+  bool useGpu = evaluatorKind != EvaluatorKind::CostModel && !drivingRank;
   std::unique_ptr<kf::WorkerPool> gpus;
   std::string referenceText;
   const kf::ProblemSpec &spec = loaded->spec;
@@ -1310,6 +1354,18 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   config.timeIncorrect = false;
   if (useGpu) {
     std::vector<int> devices = {device};
+#ifdef KF_ENABLE_MPI
+    if (evaluatingRank && gpuSelection.empty()) {
+      // One GPU per evaluating rank: the ranks of a host take its GPUs in
+      // the order of their local ranks.
+      Expected<std::vector<kf::GpuInfo>> available = kf::listGpus();
+      if (!available)
+        consumeError(available.takeError()); // the cost model, said later
+      else if (!available->empty())
+        devices = {
+            (*available)[cluster->localRank() % available->size()].ordinal};
+    }
+#endif
     if (!gpuSelection.empty()) {
       Expected<std::vector<kf::GpuInfo>> available = kf::listGpus();
       if (!available) {
@@ -1335,6 +1391,154 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
     gpus = std::make_unique<kf::WorkerPool>(measurementWorkerCommand(argv0),
                                             devices);
   }
+
+  // What ranked the candidates: the cost model or a GPU model (set by the
+  // first evaluation; a resumed run starts from what its records say).
+  std::string evaluatorName;
+  // Candidates compile in worker processes, several at once; the GPU
+  // measures each as soon as it is compiled.
+  std::string executable =
+      sys::fs::getMainExecutable(argv0, reinterpret_cast<void *>(&fail));
+  std::vector<std::string> workerCommand = {executable, "compile-worker",
+                                            "--chip=" + chip,
+                                            "--format=" + binaryFormat};
+  // The worker reads the problem as this process did: the problem file, or
+  // the launch plan's "problem" section.
+  workerCommand.push_back(selfReferenced ? "--launch=" + launchPlanPath
+                                         : problemPath.getValue());
+  if (!problemName.empty())
+    workerCommand.push_back("--problem-name=" + problemName);
+  if (useGpu)
+    workerCommand.push_back("--emit-lowered");
+  unsigned jobs =
+      compileJobs
+          ? compileJobs.getValue()
+          : std::max(1u, llvm::hardware_concurrency().compute_thread_count());
+  kf::CompilePool pool(
+      workerCommand, jobs,
+      std::chrono::milliseconds((int64_t)(compileTimeout * 1000)));
+  // Measurements finish on the GPU workers' threads, several at once:
+  // what they write is guarded by one lock.
+  std::mutex measured;
+  auto outcomeOf = [&](const kf::EvalResult &result,
+                       const kf::CompileReply &reply) -> kf::Outcome {
+    // Once a worker found no GPU, the run ranks by the cost model only:
+    // measurements still in flight on other workers are not mixed in.
+    if (!useGpu)
+      return {"correct", reply.predictedSeconds, reply.triggers};
+    if (result.status == kf::EvalStatus::NoDevice &&
+        evaluatorKind == EvaluatorKind::Auto) {
+      // No GPU answers: rank by the cost model from here on.
+      errs() << "kf-evolve: warning: no CUDA device (" << result.message
+             << "); ranking candidates with the static cost model: the "
+                "times are predictions, not measurements\n";
+      useGpu = false;
+      evaluatorName = "cost-model (predictions)";
+      return {"correct", reply.predictedSeconds, reply.triggers};
+    }
+    if (result.status != kf::EvalStatus::Correct || !result.candidateTime)
+      return {kf::stringifyEvalStatus(result.status).str(), 0, reply.triggers,
+              result.message};
+    evaluatorName = "gpu (" + result.deviceName + ")";
+    return {"correct", result.candidateTime->medianMs / 1e3, reply.triggers};
+  };
+  // Compiles and evaluates `candidates` in this process: each goes to the
+  // next free GPU as soon as it is compiled, while the others still
+  // compile.
+  auto evaluateHere = [&](ArrayRef<kf::CandidateSource> candidates) {
+    std::vector<kf::Outcome> outcomes(candidates.size());
+    if (candidates.empty())
+      return outcomes;
+    pool.compile(candidates, [&](size_t index, kf::CompileReply reply) {
+      std::unique_lock<std::mutex> lock(measured);
+      if (reply.status != "compiled") {
+        outcomes[index] = {reply.status, 0, {}, reply.error};
+        return;
+      }
+      if (!useGpu) {
+        evaluatorName = "cost-model (predictions)";
+        outcomes[index] = {"correct", reply.predictedSeconds, reply.triggers};
+        return;
+      }
+      lock.unlock();
+      std::string lowered = std::move(reply.lowered);
+      gpus->evaluate(
+          spec, referenceText, std::move(lowered), config,
+          std::chrono::milliseconds((int64_t)(timeoutSeconds * 1000)),
+          [&, index, reply = std::move(reply)](kf::EvalResult result, double) {
+            std::lock_guard<std::mutex> guard(measured);
+            outcomes[index] = outcomeOf(result, reply);
+          });
+    });
+    if (gpus)
+      gpus->wait();
+    return outcomes;
+  };
+#ifdef KF_ENABLE_MPI
+  if (evaluatingRank) {
+    // Requests and replies are JSON: {"kind", "text"} and {"outcome",
+    // "evaluator"}.
+    cluster->serve([&](StringRef request) -> std::string {
+      kf::CandidateSource candidate;
+      Expected<json::Value> parsed = json::parse(request);
+      const json::Object *object = parsed ? parsed->getAsObject() : nullptr;
+      if (!parsed)
+        consumeError(parsed.takeError());
+      kf::Outcome outcome{"compile-error:request", 0, {}, "malformed request"};
+      if (object && object->getString("kind") && object->getString("text")) {
+        candidate.kind = *object->getString("kind") == "kernel"
+                             ? kf::CandidateKind::Kernel
+                             : kf::CandidateKind::Schedule;
+        candidate.text = object->getString("text")->str();
+        outcome = evaluateHere({candidate}).front();
+      }
+      std::string reply;
+      raw_string_ostream(reply) << json::Value(json::Object{
+          {"outcome", kf::toJSON(outcome)}, {"evaluator", evaluatorName}});
+      return reply;
+    });
+    return 0;
+  }
+  // Rank 0: each candidate goes to a free evaluating rank; a rank silent
+  // for --mpi-silence is dead and its candidate goes to another.
+  auto evaluateOnRanks = [&](ArrayRef<kf::CandidateSource> candidates) {
+    std::vector<std::string> requests;
+    for (const kf::CandidateSource &candidate : candidates) {
+      std::string text;
+      raw_string_ostream(text) << json::Value(
+          json::Object{{"kind", kf::stringifyCandidateKind(candidate.kind)},
+                       {"text", candidate.text}});
+      requests.push_back(std::move(text));
+    }
+    unsigned deadBefore = cluster->deadServers();
+    std::vector<std::optional<std::string>> replies = cluster->dispatch(
+        requests, std::chrono::milliseconds((int64_t)(mpiSilence * 1000)));
+    if (cluster->deadServers() > deadBefore)
+      WithColor::warning(errs(), "kf-evolve")
+          << cluster->deadServers() - deadBefore
+          << " evaluating rank(s) stopped answering; their candidates went "
+             "to the others ("
+          << cluster->liveServers() << " left)\n";
+    std::vector<kf::Outcome> outcomes;
+    for (const std::optional<std::string> &reply : replies) {
+      kf::Outcome outcome{kLostStatus, 0, {}, "no evaluating rank is alive"};
+      Expected<json::Value> parsed =
+          reply ? json::parse(*reply) : Expected<json::Value>(nullptr);
+      if (!parsed) {
+        outcome.error = "unreadable reply: " + toString(parsed.takeError());
+      } else if (const json::Object *object = parsed->getAsObject()) {
+        json::Path::Root root;
+        const json::Value *value = object->get("outcome");
+        if (value && kf::fromJSON(*value, outcome, root))
+          if (std::optional<StringRef> name = object->getString("evaluator"))
+            if (!name->empty())
+              evaluatorName = name->str();
+      }
+      outcomes.push_back(std::move(outcome));
+    }
+    return outcomes;
+  };
+#endif
 
   if (std::error_code error = sys::fs::create_directories(outputDir))
     return fail("cannot create " + outputDir + ": " + error.message());
@@ -1362,6 +1566,7 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   if (!records)
     return fail(toString(records.takeError()));
   std::string runId = (*records)->getRunId();
+  evaluatorName = (*records)->getRecordedEvaluator();
   std::optional<kf::LibrarySnapshot> snapshot;
   if (resumeSearch) {
     errs() << "kf-evolve: resuming: " << (*records)->numRecorded()
@@ -1413,94 +1618,34 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
                                     kf::stringifyMutationAction(action));
   };
 
-  std::string evaluatorName = (*records)->getRecordedEvaluator();
-  // Candidates compile in worker processes, several at once; the GPU
-  // measures each as soon as it is compiled.
-  std::string executable =
-      sys::fs::getMainExecutable(argv0, reinterpret_cast<void *>(&fail));
-  std::vector<std::string> workerCommand = {executable, "compile-worker",
-                                            "--chip=" + chip,
-                                            "--format=" + binaryFormat};
-  // The worker reads the problem as this process did: the problem file, or
-  // the launch plan's "problem" section.
-  workerCommand.push_back(selfReferenced ? "--launch=" + launchPlanPath
-                                         : problemPath.getValue());
-  if (!problemName.empty())
-    workerCommand.push_back("--problem-name=" + problemName);
-  if (useGpu)
-    workerCommand.push_back("--emit-lowered");
-  unsigned jobs =
-      compileJobs
-          ? compileJobs.getValue()
-          : std::max(1u, llvm::hardware_concurrency().compute_thread_count());
-  kf::CompilePool pool(
-      workerCommand, jobs,
-      std::chrono::milliseconds((int64_t)(compileTimeout * 1000)));
-  // Measurements finish on the GPU workers' threads, several at once:
-  // what they write is guarded by one lock.
-  std::mutex measured;
-  auto outcomeOf = [&](const kf::EvalResult &result,
-                       const kf::CompileReply &reply) -> kf::Outcome {
-    // Once a worker found no GPU, the run ranks by the cost model only:
-    // measurements still in flight on other workers are not mixed in.
-    if (!useGpu)
-      return {"correct", reply.predictedSeconds, reply.triggers};
-    if (result.status == kf::EvalStatus::NoDevice &&
-        evaluatorKind == EvaluatorKind::Auto) {
-      // No GPU answers: rank by the cost model from here on.
-      errs() << "kf-evolve: warning: no CUDA device (" << result.message
-             << "); ranking candidates with the static cost model: the "
-                "times are predictions, not measurements\n";
-      useGpu = false;
-      evaluatorName = "cost-model (predictions)";
-      return {"correct", reply.predictedSeconds, reply.triggers};
-    }
-    if (result.status != kf::EvalStatus::Correct || !result.candidateTime)
-      return {kf::stringifyEvalStatus(result.status).str(), 0, reply.triggers,
-              result.message};
-    evaluatorName = "gpu (" + result.deviceName + ")";
-    return {"correct", result.candidateTime->medianMs / 1e3, reply.triggers};
-  };
+  // Candidates not evaluated before (records), compiled and evaluated here
+  // or, with --mpi, on the evaluating ranks; recorded as they come back.
   callbacks.evaluate = [&](ArrayRef<kf::CandidateSource> candidates) {
     std::vector<kf::Outcome> outcomes(candidates.size());
-    std::vector<kf::CandidateSource> toCompile;
+    std::vector<kf::CandidateSource> fresh;
     std::vector<size_t> positions;
     for (auto [index, candidate] : llvm::enumerate(candidates)) {
       if (std::optional<kf::Outcome> outcome =
               (*records)->lookup(candidate.text))
         outcomes[index] = std::move(*outcome);
       else {
-        toCompile.push_back(candidate);
+        fresh.push_back(candidate);
         positions.push_back(index);
       }
     }
-    auto finish = [&](size_t index, kf::Outcome outcome) {
-      (*records)->append(toCompile[index], outcome, evaluatorName);
+#ifdef KF_ENABLE_MPI
+    std::vector<kf::Outcome> evaluated =
+        cluster ? evaluateOnRanks(fresh) : evaluateHere(fresh);
+#else
+    std::vector<kf::Outcome> evaluated = evaluateHere(fresh);
+#endif
+    for (auto [index, outcome] : llvm::enumerate(evaluated)) {
+      // A candidate no rank could evaluate is not recorded: --resume
+      // evaluates it again.
+      if (outcome.status != kLostStatus)
+        (*records)->append(fresh[index], outcome, evaluatorName);
       outcomes[positions[index]] = std::move(outcome);
-    };
-    // Each candidate goes to the next free GPU as soon as it is compiled,
-    // while the others still compile.
-    pool.compile(toCompile, [&](size_t index, kf::CompileReply reply) {
-      std::unique_lock<std::mutex> lock(measured);
-      if (reply.status != "compiled")
-        return finish(index, {reply.status, 0, {}, reply.error});
-      if (!useGpu) {
-        evaluatorName = "cost-model (predictions)";
-        return finish(index,
-                      {"correct", reply.predictedSeconds, reply.triggers});
-      }
-      lock.unlock();
-      std::string lowered = std::move(reply.lowered);
-      gpus->evaluate(
-          spec, referenceText, std::move(lowered), config,
-          std::chrono::milliseconds((int64_t)(timeoutSeconds * 1000)),
-          [&, index, reply = std::move(reply)](kf::EvalResult result, double) {
-            std::lock_guard<std::mutex> guard(measured);
-            finish(index, outcomeOf(result, reply));
-          });
-    });
-    if (gpus)
-      gpus->wait();
+    }
     return outcomes;
   };
 
@@ -1603,9 +1748,16 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
       ruleExperts ? seeds : std::vector<std::pair<std::string, kf::Schedule>>();
   options.ruleExperts = ruleExperts;
   options.baselineFromScriptExperts = selfReferenced;
-  // Every GPU gets about one proposal per island per round.
-  if (gpus)
+  // Every GPU (or evaluating rank) gets about one proposal per island per
+  // round, unless --round-size says otherwise.
+  if (roundSize.getNumOccurrences())
+    options.roundSize = roundSize;
+  else if (gpus)
     options.roundSize = islandCount * gpus->size();
+#ifdef KF_ENABLE_MPI
+  else if (cluster)
+    options.roundSize = islandCount * (cluster->size() - 1);
+#endif
   options.repairRounds = llmRepairRounds;
   auto started = std::chrono::steady_clock::now();
   // On a terminal one progress line is redrawn; elsewhere (logs, CI) each
@@ -1710,6 +1862,12 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   kf::SearchResult result = kf::runSearch(defaultSchedule, callbacks, options);
   if (live)
     errs() << "\n";
+#ifdef KF_ENABLE_MPI
+  if (cluster && cluster->liveServers() == 0)
+    return fail("every evaluating rank stopped answering; what was evaluated "
+                "is recorded in " +
+                outputDir + ": continue with --resume");
+#endif
   std::string baseline =
       selfReferenced ? "CUDA kernel as written" : "default schedule";
   if (result.candidates.empty())

@@ -126,6 +126,12 @@ struct Outcome {
   std::string error;
 };
 
+/// {"status", "seconds", "triggers", "error"}: how outcomes travel
+/// between processes (kf-evolve --mpi).
+llvm::json::Value toJSON(const Outcome &outcome);
+bool fromJSON(const llvm::json::Value &value, Outcome &outcome,
+              llvm::json::Path path);
+
 struct SearchOptions {
   uint64_t seed = 1;
   unsigned islands = 4;
