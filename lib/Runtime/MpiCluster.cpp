@@ -3,6 +3,7 @@
 #include "kf/Runtime/MpiCluster.h"
 
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <mpi.h>
 
@@ -15,7 +16,13 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-enum Tag : int { kRequest = 1, kReply = 2, kHeartbeat = 3, kStop = 4 };
+enum Tag : int {
+  kRequest = 1,
+  kReply = 2,
+  kHeartbeat = 3,
+  kStop = 4,
+  kStopped = 5
+};
 
 /// How often a busy evaluating rank says it is alive.
 constexpr std::chrono::milliseconds kHeartbeatInterval{500};
@@ -63,18 +70,54 @@ kf::MpiCluster::MpiCluster(int rank, int size)
 kf::MpiCluster::~MpiCluster() {
   if (myRank == 0 && !stopped) {
     // Every rank but this one is told to stop, the dead ones too (one
-    // taken for dead may only have been slow); a send to a rank that is
-    // gone is not waited for.
+    // taken for dead may only have been slow), and each live one answers;
+    // one that does not within the silence limit is dead too.
     char none = 0;
+    std::vector<MPI_Request> sends(numRanks, MPI_REQUEST_NULL);
+    std::vector<bool> answered(numRanks, false);
+    for (int rank = 1; rank < numRanks; ++rank)
+      MPI_Isend(&none, 0, MPI_CHAR, rank, kStop, MPI_COMM_WORLD, &sends[rank]);
+    Clock::time_point deadline = Clock::now() + silence;
+    unsigned waiting = liveServers();
+    while (waiting && Clock::now() < deadline) {
+      int flag = 0;
+      MPI_Status status;
+      MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
+      if (!flag) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        continue;
+      }
+      receive(status);
+      int rank = status.MPI_SOURCE;
+      if (status.MPI_TAG == kStopped && !dead[rank] && !answered[rank]) {
+        answered[rank] = true;
+        --waiting;
+      }
+    }
     for (int rank = 1; rank < numRanks; ++rank) {
-      MPI_Request request;
-      MPI_Isend(&none, 0, MPI_CHAR, rank, kStop, MPI_COMM_WORLD, &request);
+      if (!dead[rank] && !answered[rank]) {
+        dead[rank] = true;
+        ++numDead;
+      }
       if (dead[rank])
-        MPI_Request_free(&request);
+        MPI_Request_free(&sends[rank]);
       else
-        MPI_Wait(&request, MPI_STATUS_IGNORE);
+        MPI_Wait(&sends[rank], MPI_STATUS_IGNORE);
     }
     stopped = true;
+    if (numDead) {
+      // MPI_Finalize is collective: Open MPI (4.1, without ULFM) can wait
+      // in it forever for a rank that died. Everything is written by now,
+      // so the job ends here, with exit status 0.
+      llvm::outs().flush();
+      llvm::errs().flush();
+      MPI_Abort(MPI_COMM_WORLD, 0);
+    }
+  }
+  // An evaluating rank that gave up on rank 0 cannot finalize with it.
+  if (abandoned) {
+    llvm::errs().flush();
+    MPI_Abort(MPI_COMM_WORLD, 1);
   }
   MPI_Finalize();
 }
@@ -95,6 +138,7 @@ unsigned kf::MpiCluster::liveServers() const { return numRanks - 1 - numDead; }
 std::vector<std::optional<std::string>>
 kf::MpiCluster::dispatch(llvm::ArrayRef<std::string> requests,
                          std::chrono::milliseconds silence) {
+  this->silence = silence;
   std::vector<std::optional<std::string>> replies(requests.size());
   std::deque<size_t> queue;
   for (size_t index = 0; index < requests.size(); ++index)
@@ -154,20 +198,28 @@ kf::MpiCluster::dispatch(llvm::ArrayRef<std::string> requests,
   return replies;
 }
 
-void kf::MpiCluster::serve(
-    const std::function<std::string(llvm::StringRef)> &handle) {
+bool kf::MpiCluster::serve(
+    const std::function<std::string(llvm::StringRef)> &handle,
+    std::chrono::milliseconds idleLimit) {
+  Clock::time_point lastHeard = Clock::now();
   while (true) {
     int flag = 0;
     MPI_Status status;
     MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
     if (!flag) {
+      if (Clock::now() - lastHeard > idleLimit) {
+        abandoned = true;
+        return false;
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
       continue;
     }
     std::string message = receive(status);
     if (status.MPI_TAG == kStop) {
+      char none = 0;
+      MPI_Send(&none, 0, MPI_CHAR, 0, kStopped, MPI_COMM_WORLD);
       stopped = true;
-      return;
+      return true;
     }
     if (status.MPI_TAG != kRequest)
       continue;
@@ -191,5 +243,6 @@ void kf::MpiCluster::serve(
     worker.join();
     MPI_Send(reply.data(), (int)reply.size(), MPI_CHAR, 0, kReply,
              MPI_COMM_WORLD);
+    lastHeard = Clock::now();
   }
 }

@@ -591,16 +591,16 @@ SearchResult kf::runSearch(const Schedule &defaultSchedule,
     first.script = std::move(*defaultScript);
   }
   seen.insert(first.script);
-  evaluateAll({std::move(first)}, {});
-  result.defaultIndex = 0;
 
-  // Seeds next (one batch), spread over the islands; each island also
-  // starts from the best so far.
+  // Seeds next, spread over the islands, in the same batch as the baseline
+  // (recorded after it), so that several GPUs measure them at once; each
+  // island then starts from the best so far.
   std::vector<SearchCandidate> seedBatch;
+  seedBatch.push_back(std::move(first));
   for (auto [index, seed] : llvm::enumerate(options.seeds)) {
     if (options.baselineFromScriptExperts)
       break;
-    if (1 + seedBatch.size() >= options.budgetEvals)
+    if (seedBatch.size() >= options.budgetEvals || outOfTime())
       break;
     std::optional<std::string> script = callbacks.render(seed.second);
     if (!script || !seen.insert(*script).second)
@@ -612,8 +612,8 @@ SearchResult kf::runSearch(const Schedule &defaultSchedule,
     candidate.script = std::move(*script);
     seedBatch.push_back(std::move(candidate));
   }
-  if (!seedBatch.empty() && !outOfTime())
-    evaluateAll(std::move(seedBatch), {});
+  evaluateAll(std::move(seedBatch), {});
+  result.defaultIndex = 0;
   if (result.bestIndex)
     for (unsigned island = 0; island < islands; ++island)
       admit(island, *result.bestIndex);

@@ -1476,27 +1476,40 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   };
 #ifdef KF_ENABLE_MPI
   if (evaluatingRank) {
+    // Rank 0 may leave an evaluating rank idle for a round's slowest
+    // candidate or while it writes the report; far longer means it died.
+    std::chrono::milliseconds idleLimit(
+        (int64_t)(std::max(600.0, 20 * mpiSilence.getValue()) * 1000));
     // Requests and replies are JSON: {"kind", "text"} and {"outcome",
     // "evaluator"}.
-    cluster->serve([&](StringRef request) -> std::string {
-      kf::CandidateSource candidate;
-      Expected<json::Value> parsed = json::parse(request);
-      const json::Object *object = parsed ? parsed->getAsObject() : nullptr;
-      if (!parsed)
-        consumeError(parsed.takeError());
-      kf::Outcome outcome{"compile-error:request", 0, {}, "malformed request"};
-      if (object && object->getString("kind") && object->getString("text")) {
-        candidate.kind = *object->getString("kind") == "kernel"
-                             ? kf::CandidateKind::Kernel
-                             : kf::CandidateKind::Schedule;
-        candidate.text = object->getString("text")->str();
-        outcome = evaluateHere({candidate}).front();
-      }
-      std::string reply;
-      raw_string_ostream(reply) << json::Value(json::Object{
-          {"outcome", kf::toJSON(outcome)}, {"evaluator", evaluatorName}});
-      return reply;
-    });
+    bool stopped = cluster->serve(
+        [&](StringRef request) -> std::string {
+          kf::CandidateSource candidate;
+          Expected<json::Value> parsed = json::parse(request);
+          const json::Object *object = parsed ? parsed->getAsObject() : nullptr;
+          if (!parsed)
+            consumeError(parsed.takeError());
+          kf::Outcome outcome{
+              "compile-error:request", 0, {}, "malformed request"};
+          if (object && object->getString("kind") &&
+              object->getString("text")) {
+            candidate.kind = *object->getString("kind") == "kernel"
+                                 ? kf::CandidateKind::Kernel
+                                 : kf::CandidateKind::Schedule;
+            candidate.text = object->getString("text")->str();
+            outcome = evaluateHere({candidate}).front();
+          }
+          std::string reply;
+          raw_string_ostream(reply) << json::Value(json::Object{
+              {"outcome", kf::toJSON(outcome)}, {"evaluator", evaluatorName}});
+          return reply;
+        },
+        idleLimit);
+    if (!stopped)
+      return fail(formatv("rank {0}: rank 0 sent nothing for {1} s; it is "
+                          "taken for dead and the job ends",
+                          cluster->rank(), idleLimit.count() / 1000)
+                      .str());
     return 0;
   }
   // Rank 0: each candidate goes to a free evaluating rank; a rank silent

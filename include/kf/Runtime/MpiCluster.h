@@ -32,7 +32,11 @@ public:
   /// reason, e.g. when the process was not started by mpirun or srun with
   /// more than one rank.
   static llvm::Expected<std::unique_ptr<MpiCluster>> create();
-  /// Stops the evaluating ranks (rank 0) and finalizes MPI.
+  /// Rank 0: stops the evaluating ranks and waits for each to answer (a
+  /// rank silent for the last dispatch's silence limit is dead). Then
+  /// finalizes MPI, or, when a rank died, ends the job with MPI_Abort and
+  /// exit status 0: Open MPI can wait forever in MPI_Finalize for a dead
+  /// rank.
   ~MpiCluster();
   MpiCluster(const MpiCluster &) = delete;
   MpiCluster &operator=(const MpiCluster &) = delete;
@@ -53,8 +57,11 @@ public:
 
   /// Evaluating ranks: answers each request with `handle` (run on a
   /// thread of its own while this thread sends heartbeats) until rank 0
-  /// says stop.
-  void serve(const std::function<std::string(llvm::StringRef)> &handle);
+  /// says stop (true), or until rank 0 has sent nothing for `idleLimit`
+  /// while this rank was idle (false: rank 0 is taken for dead, and the
+  /// cluster's destructor ends the job with MPI_Abort).
+  bool serve(const std::function<std::string(llvm::StringRef)> &handle,
+             std::chrono::milliseconds idleLimit);
 
   /// Evaluating ranks still alive, and those found dead.
   unsigned liveServers() const;
@@ -67,7 +74,10 @@ private:
   /// Rank 0's view of each rank (index: rank): found dead.
   std::vector<bool> dead;
   unsigned numDead = 0;
+  std::chrono::milliseconds silence{30000};
   bool stopped = false;
+  /// This evaluating rank gave up waiting for rank 0.
+  bool abandoned = false;
 };
 
 } // namespace kf
