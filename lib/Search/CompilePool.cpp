@@ -62,9 +62,7 @@ CompileReply CompilePool::compileOn(unsigned slot,
     ++numStarts;
   }
   std::string request;
-  llvm::raw_string_ostream(request) << llvm::json::Value(
-      llvm::json::Object{{"kind", stringifyCandidateKind(candidate.kind)},
-                         {"text", candidate.text}});
+  llvm::raw_string_ostream(request) << toJSON(candidate);
   llvm::Expected<std::string> line = [&]() -> llvm::Expected<std::string> {
     if (llvm::Error error = worker->writeLine(request))
       return std::move(error);

@@ -438,6 +438,27 @@ std::string kf::describeGenome(const Schedule &genome) {
   return text;
 }
 
+llvm::json::Value kf::toJSON(const CandidateSource &candidate) {
+  return llvm::json::Object{{"kind", stringifyCandidateKind(candidate.kind)},
+                            {"text", candidate.text}};
+}
+
+bool kf::fromJSON(const llvm::json::Value &value, CandidateSource &candidate,
+                  llvm::json::Path path) {
+  llvm::json::ObjectMapper mapper(value, path);
+  std::string kind;
+  if (!mapper || !mapper.map("kind", kind) ||
+      !mapper.map("text", candidate.text))
+    return false;
+  if (kind != "schedule" && kind != "kernel") {
+    path.field("kind").report("expected schedule or kernel");
+    return false;
+  }
+  candidate.kind =
+      kind == "kernel" ? CandidateKind::Kernel : CandidateKind::Schedule;
+  return true;
+}
+
 llvm::json::Value kf::toJSON(const Outcome &outcome) {
   return llvm::json::Object{{"status", outcome.status},
                             {"seconds", outcome.seconds},

@@ -531,18 +531,16 @@ std::optional<LoadedProblem> loadProblem(MLIRContext &context,
   loaded.spec = kf::buildProblemSpec(*problem);
   // A plan that also describes the problem: the problem file wins, and the
   // user is told that the plan's inputs and tolerance are not used.
-  if (!launchPlanPath.empty())
-    if (auto file = MemoryBuffer::getFile(launchPlanPath)) {
-      Expected<kf::CudaLaunchSpec> plan =
-          kf::parseCudaLaunchSpec((*file)->getBuffer(), launchPlanPath);
-      if (!plan)
-        consumeError(plan.takeError()); // reported where the plan is used
-      else if (plan->problem)
-        WithColor::warning(errs(), "kf-evolve")
-            << launchPlanPath << ": the plan's \"problem\" section is "
-            << "ignored: " << problemPath
-            << " is the problem (its reference, inputs and tolerance)\n";
-    }
+  if (!launchPlanPath.empty()) {
+    Expected<kf::CudaLaunchSpec> plan = loadLaunchPlan("a --cuda candidate");
+    if (!plan)
+      consumeError(plan.takeError()); // reported where the plan is used
+    else if (plan->problem)
+      WithColor::warning(errs(), "kf-evolve")
+          << launchPlanPath << ": the plan's \"problem\" section is "
+          << "ignored: " << problemPath
+          << " is the problem (its reference, inputs and tolerance)\n";
+  }
   return loaded;
 }
 
@@ -673,14 +671,17 @@ Expected<kf::CudaTuning> cudaTuningFromFlags() {
 
 /// A CUDA candidate as kernel-candidate text: the device code imported as
 /// untrusted (only CUDA's headers, no inline PTX, no host code) with the
-/// tuning's parameters as macros, bound to `problem` by the launch plan.
+/// tuning's parameters as macros (the plan's values where the tuning has
+/// none), bound to `problem` by the launch plan of --launch.
 Expected<std::string> cudaCandidateText(MLIRContext &context,
                                         const LoadedProblem &problem,
                                         StringRef cudaPath,
-                                        const kf::CudaLaunchSpec &plan,
                                         const kf::CudaTuning &tuning) {
+  Expected<kf::CudaLaunchSpec> plan = loadLaunchPlan("a --cuda candidate");
+  if (!plan)
+    return plan.takeError();
   return kf::renderCudaCandidate(
-      cudaSetup(context, problem.spec, cudaPath, plan), tuning);
+      cudaSetup(context, problem.spec, cudaPath, *plan), tuning);
 }
 
 /// The launch plan of --launch; `user` says who needs it.
@@ -706,14 +707,10 @@ compileSource(MLIRContext &context, SourceMgr &sourceMgr,
     return kf::compileCandidate(*problem.module, problemName, std::nullopt,
                                 compileOptions(), &stage, rejections);
   if (source.kind == CandidateSource::Kind::Cuda) {
-    Expected<kf::CudaLaunchSpec> plan = loadLaunchPlan("a --cuda candidate");
-    Expected<kf::CudaTuning> tuning =
-        plan ? cudaTuningFromFlags()
-             : Expected<kf::CudaTuning>(plan.takeError());
+    Expected<kf::CudaTuning> tuning = cudaTuningFromFlags();
     Expected<std::string> text =
-        tuning
-            ? cudaCandidateText(context, problem, source.path, *plan, *tuning)
-            : Expected<std::string>(tuning.takeError());
+        tuning ? cudaCandidateText(context, problem, source.path, *tuning)
+               : Expected<std::string>(tuning.takeError());
     if (!text) {
       emitError(UnknownLoc::get(&context)) << toString(text.takeError());
       stage = kf::CompileStage::Cuda;
@@ -770,11 +767,8 @@ FailureOr<kf::CompiledCandidate> compileReference(LoadedProblem &loaded) {
     // parameter values, no launch bounds, no register cap) is the
     // reference.
     MLIRContext &context = *loaded.module->getContext();
-    Expected<kf::CudaLaunchSpec> plan = loadLaunchPlan("a CUDA reference");
     Expected<std::string> text =
-        plan ? cudaCandidateText(context, loaded, cudaPaths.front(), *plan,
-                                 kf::defaultCudaTuning(*plan))
-             : Expected<std::string>(plan.takeError());
+        cudaCandidateText(context, loaded, cudaPaths.front(), kf::CudaTuning());
     if (!text) {
       fail("the CUDA kernel as written (the reference): " +
            toString(text.takeError()));
@@ -1170,14 +1164,11 @@ int runCompileWorkerCommand(MLIRContext &context) {
   while (std::getline(std::cin, line)) {
     kf::CompileReply reply;
     Expected<json::Value> request = json::parse(line);
-    const json::Object *object = request ? request->getAsObject() : nullptr;
-    std::optional<StringRef> text =
-        object ? object->getString("text") : std::nullopt;
-    std::optional<StringRef> kind =
-        object ? object->getString("kind") : std::nullopt;
+    kf::CandidateSource candidate;
+    json::Path::Root root;
     if (!request)
       consumeError(request.takeError());
-    if (!text || !kind || (*kind != "schedule" && *kind != "kernel")) {
+    if (!request || !kf::fromJSON(*request, candidate, root)) {
       reply.status = "compile-error:request";
       reply.error = "a request is a JSON object with \"kind\" (schedule or "
                     "kernel) and \"text\"";
@@ -1186,10 +1177,8 @@ int runCompileWorkerCommand(MLIRContext &context) {
       kf::CompileStage stage = kf::CompileStage::Schedule;
       SmallVector<kf::CheatFinding> rejections;
       FailureOr<kf::CompiledCandidate> compiled =
-          compileText(context, *loaded,
-                      *kind == "schedule" ? kf::CandidateKind::Schedule
-                                          : kf::CandidateKind::Kernel,
-                      *text, "candidate-kernel.mlir", stage, &rejections);
+          compileText(context, *loaded, candidate.kind, candidate.text,
+                      "candidate-kernel.mlir", stage, &rejections);
       if (failed(compiled)) {
         reply.status =
             rejections.empty()
@@ -1486,19 +1475,13 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
         [&](StringRef request) -> std::string {
           kf::CandidateSource candidate;
           Expected<json::Value> parsed = json::parse(request);
-          const json::Object *object = parsed ? parsed->getAsObject() : nullptr;
+          json::Path::Root root;
           if (!parsed)
             consumeError(parsed.takeError());
           kf::Outcome outcome{
               "compile-error:request", 0, {}, "malformed request"};
-          if (object && object->getString("kind") &&
-              object->getString("text")) {
-            candidate.kind = *object->getString("kind") == "kernel"
-                                 ? kf::CandidateKind::Kernel
-                                 : kf::CandidateKind::Schedule;
-            candidate.text = object->getString("text")->str();
+          if (parsed && kf::fromJSON(*parsed, candidate, root))
             outcome = evaluateHere({candidate}).front();
-          }
           std::string reply;
           raw_string_ostream(reply) << json::Value(json::Object{
               {"outcome", kf::toJSON(outcome)}, {"evaluator", evaluatorName}});
@@ -1518,9 +1501,7 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
     std::vector<std::string> requests;
     for (const kf::CandidateSource &candidate : candidates) {
       std::string text;
-      raw_string_ostream(text) << json::Value(
-          json::Object{{"kind", kf::stringifyCandidateKind(candidate.kind)},
-                       {"text", candidate.text}});
+      raw_string_ostream(text) << kf::toJSON(candidate);
       requests.push_back(std::move(text));
     }
     unsigned deadBefore = cluster->deadServers();

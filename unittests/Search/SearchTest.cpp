@@ -275,6 +275,23 @@ TEST(Search, SeedsAreEvaluatedRightAfterTheDefault) {
   EXPECT_EQ(result.candidates[1].genome.ops[0].vectorWidth, 4);
 }
 
+TEST(Search, CandidatesAndOutcomesTravelAsJSON) {
+  CandidateSource kernel{CandidateKind::Kernel, "module {}"}, read;
+  llvm::json::Path::Root root;
+  ASSERT_TRUE(fromJSON(toJSON(kernel), read, root));
+  EXPECT_EQ(read.kind, CandidateKind::Kernel);
+  EXPECT_EQ(read.text, "module {}");
+  EXPECT_FALSE(fromJSON(llvm::json::Object{{"kind", "tensor"}, {"text", "x"}},
+                        read, root));
+  EXPECT_FALSE(fromJSON(llvm::json::Object{{"text", "x"}}, read, root));
+
+  Outcome outcome{"correct", 0.25, {"memory-bound"}, ""}, back;
+  ASSERT_TRUE(fromJSON(toJSON(outcome), back, root));
+  EXPECT_EQ(back.status, "correct");
+  EXPECT_EQ(back.seconds, 0.25);
+  EXPECT_EQ(back.triggers, std::vector<std::string>{"memory-bound"});
+}
+
 TEST(Search, AdaptGenomeFitsAnotherProblemsSchedule) {
   // A schedule found for 256 x 4096 moved to 16 x 100: thread counts and
   // tiles shrink to fit, the vector width 4 (which divides 100) stays with

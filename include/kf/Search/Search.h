@@ -112,6 +112,12 @@ struct CandidateSource {
   std::string text;
 };
 
+/// {"kind": "schedule" | "kernel", "text"}: how a candidate travels to a
+/// compile worker (kf::CompilePool) or an evaluating rank (--mpi).
+llvm::json::Value toJSON(const CandidateSource &candidate);
+bool fromJSON(const llvm::json::Value &value, CandidateSource &candidate,
+              llvm::json::Path path);
+
 /// The outcome of evaluating one candidate.
 struct Outcome {
   /// "correct" (measured or predicted time valid), or why not: a compile
