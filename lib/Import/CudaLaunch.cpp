@@ -391,8 +391,10 @@ Expected<kf::ProblemSpec> readProblem(const llvm::json::Value &value,
     return std::move(error);
   std::optional<double> atol = tolerance->getNumber("atol");
   std::optional<double> rtol = tolerance->getNumber("rtol");
-  if (!atol || !rtol || *atol < 0 || *rtol < 0)
-    return planError(where + ".tolerance: needs non-negative numbers "
+  // As #kf.tolerance: an infinite tolerance would accept any output.
+  if (!atol || !rtol || !std::isfinite(*atol) || !std::isfinite(*rtol) ||
+      *atol < 0 || *rtol < 0)
+    return planError(where + ".tolerance: needs finite, non-negative numbers "
                              "\"atol\" and \"rtol\"");
   spec.atol = *atol;
   spec.rtol = *rtol;

@@ -235,6 +235,10 @@ TEST(LaunchPlan, RejectsMalformedProblems) {
       reason(with(R"("inputs": [{"shape": [4], "type": "f32", "dist": 1}])")),
       "p.json: problem.inputs[0]: unknown key 'dist' (allowed: shape, "
       "type, distribution)");
+  EXPECT_EQ(reason(std::string(R"({"inputs": [], )") + out +
+                   R"(, "tolerance": {"atol": 1e999, "rtol": 0}})"),
+            "p.json: problem.tolerance: needs finite, non-negative numbers "
+            "\"atol\" and \"rtol\"");
   EXPECT_EQ(reason(with(R"("inputs": [], "name": "a-b")")),
             "p.json: problem.name: letters, digits and '_'");
 }
