@@ -582,6 +582,20 @@ SearchResult kf::runSearch(const Schedule &defaultSchedule,
     return true;
   };
 
+  // A script expert's answer to `request` as a candidate (text, no genome).
+  auto fromProposal = [](const ScriptRequest &request,
+                         ScriptProposal proposal) {
+    SearchCandidate candidate;
+    candidate.island = request.island;
+    candidate.parent = request.parent;
+    candidate.expert = std::move(proposal.expert);
+    candidate.change = std::move(proposal.change);
+    candidate.hasGenome = false;
+    candidate.kind = proposal.kind;
+    candidate.script = std::move(proposal.text);
+    return candidate;
+  };
+
   // The baseline first: the default schedule, or, with no reference to
   // schedule, the script experts' first proposal (a CUDA kernel as
   // written).
@@ -595,11 +609,7 @@ SearchResult kf::runSearch(const Schedule &defaultSchedule,
       result.stopReason = "exhausted";
       return result;
     }
-    first.expert = answers.front()->expert;
-    first.change = answers.front()->change;
-    first.hasGenome = false;
-    first.kind = answers.front()->kind;
-    first.script = std::move(answers.front()->text);
+    first = fromProposal(ScriptRequest(), std::move(*answers.front()));
   } else {
     std::optional<std::string> defaultScript =
         callbacks.render(defaultSchedule);
@@ -618,9 +628,12 @@ SearchResult kf::runSearch(const Schedule &defaultSchedule,
   // island then starts from the best so far.
   std::vector<SearchCandidate> seedBatch;
   seedBatch.push_back(std::move(first));
-  for (auto [index, seed] : llvm::enumerate(options.seeds)) {
-    if (options.baselineFromScriptExperts)
-      break;
+  // Seeds are genomes: none without a default schedule.
+  llvm::ArrayRef<std::pair<std::string, Schedule>> seeds =
+      options.baselineFromScriptExperts
+          ? llvm::ArrayRef<std::pair<std::string, Schedule>>()
+          : llvm::ArrayRef(options.seeds);
+  for (auto [index, seed] : llvm::enumerate(seeds)) {
     if (seedBatch.size() >= options.budgetEvals || outOfTime())
       break;
     std::optional<std::string> script = callbacks.render(seed.second);
@@ -776,14 +789,7 @@ SearchResult kf::runSearch(const Schedule &defaultSchedule,
           ++result.duplicatesSkipped;
           continue;
         }
-        SearchCandidate candidate;
-        candidate.island = request.island;
-        candidate.parent = request.parent;
-        candidate.expert = answer->expert;
-        candidate.change = answer->change;
-        candidate.hasGenome = false;
-        candidate.kind = answer->kind;
-        candidate.script = std::move(answer->text);
+        SearchCandidate candidate = fromProposal(request, std::move(*answer));
         if (request.repair && request.parent)
           candidate.repairDepth =
               result.candidates[*request.parent].repairDepth + 1;
