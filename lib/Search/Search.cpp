@@ -39,6 +39,8 @@ llvm::StringRef kf::stringifyMutationAction(MutationAction action) {
     return "fuse-elementwise";
   case MutationAction::CollapseReductions:
     return "collapse-reductions";
+  case MutationAction::DecomposeReductions:
+    return "decompose-reductions";
   }
   llvm_unreachable("unknown action");
 }
@@ -53,7 +55,7 @@ llvm::ArrayRef<MutationAction> kf::actionsOf(ExpertFocus focus) {
   static const A compute[] = {A::ReductionStep, A::SplitReduction};
   static const A parallelism[] = {A::Threads, A::SplitReduction};
   static const A structure[] = {A::FuseElementwise, A::CollapseReductions,
-                                A::SplitReduction};
+                                A::DecomposeReductions, A::SplitReduction};
   switch (focus) {
   case ExpertFocus::Memory:
     return memory;
@@ -199,13 +201,19 @@ void remapOps(Schedule &genome, const Schedule &parent,
 }
 
 /// The split factors worth trying for a reduction of `size` elements:
-/// powers of two from 16 that divide it and leave at least 8 elements per
-/// partial sum.
+/// powers of two from 16 to 8192 that divide it and leave at least 8
+/// elements per partial sum; when none does (group norm's 4 x 31 x 63 x 63
+/// = 492156 elements), the other divisors in that range, so that an odd
+/// size is not left to one thread.
 llvm::SmallVector<int64_t> splitFactorsFor(int64_t size) {
   llvm::SmallVector<int64_t> factors;
   for (int64_t f = 16; f <= 8192 && f * 8 <= size; f *= 2)
     if (size % f == 0)
       factors.push_back(f);
+  if (factors.empty())
+    for (int64_t f = 16; f <= 8192 && f * 8 <= size; ++f)
+      if (size % f == 0)
+        factors.push_back(f);
   return factors;
 }
 
@@ -232,6 +240,11 @@ std::string mutateStructure(Schedule &genome, const Restructured &structure,
     genome.splitFactors.clear();
     return genome.collapseReductions ? "collapse reduction loops"
                                      : "keep reduction loops apart";
+  case MutationAction::DecomposeReductions:
+    genome.decomposeReductions = !genome.decomposeReductions;
+    genome.splitFactors.clear();
+    return genome.decomposeReductions ? "decompose multi-loop reductions"
+                                      : "keep multi-loop reductions whole";
   case MutationAction::SplitReduction: {
     genome.splitFactors.resize(structure.splittable.size(), 0);
     llvm::SmallVector<unsigned> candidates;
@@ -266,6 +279,7 @@ std::string mutateStructure(Schedule &genome, const Restructured &structure,
 bool isStructural(MutationAction action) {
   return action == MutationAction::FuseElementwise ||
          action == MutationAction::CollapseReductions ||
+         action == MutationAction::DecomposeReductions ||
          action == MutationAction::SplitReduction;
 }
 
@@ -313,6 +327,15 @@ kf::expertSeeds(const Schedule &defaultSchedule,
     for (auto [op, shape] : llvm::zip_equal(genome.ops, structure.shapes)) {
       if (shape.parallelSizes.empty() || op.threads.back() == 0)
         continue;
+      // A loop left untiled (beyond the three the grid maps) would put its
+      // whole extent into each thread's vectors, which renderSchedule
+      // refuses; one such op used to cost the whole seed.
+      bool untiledLoop = false;
+      for (auto [tile, size] :
+           llvm::zip_equal(op.blockTile, shape.parallelSizes))
+        untiledLoop |= tile == 0 && size > 1;
+      if (untiledLoop)
+        continue;
       // Reductions: accumulate 8 steps at a time in registers (a vector
       // width would multiply each thread's tile by the whole reduction).
       if (shape.innerReductionSize > 0) {
@@ -342,6 +365,17 @@ kf::expertSeeds(const Schedule &defaultSchedule,
   std::optional<Restructured> rewritten = restructure(split);
   if (!rewritten)
     return seeds;
+  // Reductions left over several loops (batch norm's n and h*w) become a
+  // partial reduction over the inner loop and a combining one, when that
+  // applies; the partial sums alone already spread the work over threads.
+  split.decomposeReductions = true;
+  std::optional<Restructured> decomposed = restructure(split);
+  bool anyDecomposed = decomposed && decomposed->splittable.size() >
+                                         rewritten->splittable.size();
+  if (anyDecomposed)
+    rewritten = std::move(decomposed);
+  else
+    split.decomposeReductions = false;
   bool anySplit = false;
   for (const OpShape &shape : rewritten->splittable) {
     int64_t factor = 0;
@@ -362,6 +396,8 @@ kf::expertSeeds(const Schedule &defaultSchedule,
     anySplit |= factor > 0;
   }
   if (!anySplit)
+    split.splitFactors.clear();
+  if (!anySplit && !anyDecomposed)
     return seeds;
   std::optional<Restructured> after = restructure(split);
   if (!after)
@@ -421,6 +457,8 @@ std::string kf::describeGenome(const Schedule &genome) {
     append("fuse");
   if (genome.collapseReductions)
     append("collapse");
+  if (genome.decomposeReductions)
+    append("decompose");
   for (auto [index, factor] : llvm::enumerate(genome.splitFactors))
     if (factor > 0)
       append(llvm::formatv("split op{0} {1} ways", index, factor).str());

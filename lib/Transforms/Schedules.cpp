@@ -104,6 +104,12 @@ FailureOr<kf::OpSchedule> defaultOpSchedule(const ScheduledOp &info) {
   return opSchedule;
 }
 
+/// Whether the structure genes other than splits rewrite the reference.
+bool rewritesOps(const kf::Schedule &schedule) {
+  return schedule.fuseElementwise || schedule.collapseReductions ||
+         schedule.decomposeReductions;
+}
+
 bool hasSplits(const kf::Schedule &schedule) {
   return llvm::any_of(schedule.splitFactors,
                       [](int64_t factor) { return factor > 0; });
@@ -116,7 +122,7 @@ void renderStructure(llvm::raw_ostream &os, const kf::Schedule &schedule,
                      bool splits, unsigned numOps,
                      ArrayRef<ScheduledOp> splittable) {
   if (!splits) {
-    if (!schedule.fuseElementwise && !schedule.collapseReductions)
+    if (!rewritesOps(schedule))
       return;
     os << "    %sfunc0 = transform.structured.match ops{[\"func.func\"]} in "
           "%root : (!transform.any_op) -> !transform.any_op\n";
@@ -124,7 +130,8 @@ void renderStructure(llvm::raw_ostream &os, const kf::Schedule &schedule,
     for (auto [enabled, pass] :
          {std::pair<bool, StringRef>{schedule.fuseElementwise,
                                      "kf-fuse-elementwise"},
-          {schedule.collapseReductions, "kf-collapse-reduction-dims"}}) {
+          {schedule.collapseReductions, "kf-collapse-reduction-dims"},
+          {schedule.decomposeReductions, "kf-decompose-reductions"}}) {
       if (!enabled)
         continue;
       os << llvm::formatv("    %sfunc{0} = transform.apply_registered_pass "
@@ -188,8 +195,7 @@ FailureOr<AppliedStructure> applyStructure(func::FuncOp reference,
     return success(script &&
                    succeeded(kf::applySchedule(*applied.payload, *script)));
   };
-  if ((schedule.fuseElementwise || schedule.collapseReductions) &&
-      failed(run(/*splits=*/false)))
+  if (rewritesOps(schedule) && failed(run(/*splits=*/false)))
     return failure();
   FailureOr<SmallVector<ScheduledOp>> splittable = collectOps(func());
   if (failed(splittable))
@@ -213,7 +219,7 @@ FailureOr<AppliedStructure> applyStructure(func::FuncOp reference,
       return info.op.emitError()
              << "cannot split a reduction over " << reductions
              << " loops; split an op with exactly one reduction loop "
-                "(collapse adjacent reduction loops first)";
+                "(collapse or decompose its reduction loops first)";
     if (factor < 2 || info.innerReductionSize % factor != 0 ||
         factor >= info.innerReductionSize)
       return info.op.emitError()
@@ -292,8 +298,7 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
   if (failed(applied))
     return failure();
   SmallVector<ScheduledOp> *ops = &applied->ops;
-  bool rewritten = schedule.fuseElementwise || schedule.collapseReductions ||
-                   hasSplits(schedule);
+  bool rewritten = rewritesOps(schedule) || hasSplits(schedule);
   if (ops->size() != schedule.ops.size())
     return reference.emitError()
            << "the schedule describes " << schedule.ops.size()
@@ -560,6 +565,7 @@ llvm::json::Value kf::toJSON(const Schedule &schedule) {
                                      {"step", op.reductionStep}});
   return llvm::json::Object{{"fuse", schedule.fuseElementwise},
                             {"collapse", schedule.collapseReductions},
+                            {"decompose", schedule.decomposeReductions},
                             {"splits", toArray(schedule.splitFactors)},
                             {"ops", std::move(ops)}};
 }
@@ -569,6 +575,8 @@ bool kf::fromJSON(const llvm::json::Value &value, Schedule &schedule,
   llvm::json::ObjectMapper mapper(value, path);
   if (!mapper || !mapper.map("fuse", schedule.fuseElementwise) ||
       !mapper.map("collapse", schedule.collapseReductions) ||
+      // Absent in schedules stored before the gene existed.
+      !mapper.mapOptional("decompose", schedule.decomposeReductions) ||
       !mapSizes(value, "splits", schedule.splitFactors, path))
     return false;
   const llvm::json::Array *ops = value.getAsObject()->getArray("ops");

@@ -50,7 +50,8 @@ Outcome syntheticTime(const Schedule &genome) {
 /// Of the synthetic problem's structure genes only splitting the reduction
 /// applies: it becomes a fill, a partial reduction and a combine.
 std::optional<Restructured> restructure(const Schedule &genome) {
-  if (genome.fuseElementwise || genome.collapseReductions)
+  if (genome.fuseElementwise || genome.collapseReductions ||
+      genome.decomposeReductions)
     return std::nullopt;
   Restructured result{shapes(), shapes(), defaultGenome().ops};
   int64_t factor = genome.splitFactors.empty() ? 0 : genome.splitFactors[1];

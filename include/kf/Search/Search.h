@@ -49,6 +49,8 @@ enum class MutationAction {
   FuseElementwise,
   /// Collapse adjacent reduction loops, or undo it.
   CollapseReductions,
+  /// Decompose reductions over several loops, or undo it.
+  DecomposeReductions,
 };
 llvm::StringRef stringifyMutationAction(MutationAction action);
 /// The actions an expert of `focus` chooses among.
@@ -84,17 +86,19 @@ std::optional<Proposal> proposeMutation(const Schedule &parent,
 /// every op vectorized where its loops allow ("vectorized": elementwise ops
 /// 4-wide, reductions in register steps of 8), and, for reductions over
 /// 8192 elements or more, elementwise producers fused, reduction loops
-/// collapsed and each long reduction split so that outputs x split fill
+/// collapsed, reductions still over several loops decomposed (when that
+/// applies) and each long reduction split so that outputs x split fill
 /// about half the GPU's resident threads (at least 256 ways, at most 8192;
-/// the largest power of two up to that which divides it), with the other
-/// ops vectorized ("split-reductions"). Seeds whose genes do not apply are
-/// left out.
+/// the largest power of two up to that which divides it, or the largest
+/// divisor when no power of two does), with the other
+/// ops vectorized ("split-reductions"; also made when only the
+/// decomposition applies). Seeds whose genes do not apply are left out.
 std::vector<std::pair<std::string, Schedule>>
 expertSeeds(const Schedule &defaultSchedule, const RestructureFn &restructure);
 
 /// Fits a genome found for another problem to this one: the same
-/// structure genes (split factors moved to the nearest power of two that
-/// divides the new reduction), each op's threads and tiles clamped to its
+/// structure genes (split factors moved to the largest factor up to them
+/// that divides the new reduction), each op's threads and tiles clamped to its
 /// loops, vector widths and reduction steps kept where they divide.
 /// std::nullopt when the op counts or loop ranks differ.
 std::optional<Schedule> adaptGenome(const Schedule &genome,

@@ -135,6 +135,42 @@ def KFCollapseReductionDims
                            "::mlir::tensor::TensorDialect"];
 }
 
+def KFDecomposeReductions
+    : Pass<"kf-decompose-reductions", "mlir::func::FuncOp"> {
+  let summary = "Split reductions over several loops into a partial and a combining reduction";
+  let description = [{
+    `transform.structured.split_reduction` splits one reduction loop, and
+    `kf-collapse-reduction-dims` makes one loop only of reduction loops that
+    every operand keeps adjacent. Batch norm over NCHW reduces over n and
+    h*w with c between them: two loops remain, and one thread per channel
+    sums 10^5-10^6 terms. This pass rewrites every `linalg.generic` that
+    reduces over two or more loops, whose innermost reduction loop has at
+    least `min-inner-range` iterations and whose body is one combiner with a
+    neutral element (`arith.addf`, `mulf`, `maximumf`, ...), into
+
+    - a `linalg.fill` of the neutral element,
+    - a partial reduction over the innermost reduction loop only: the outer
+      reduction loops become parallel and trailing dimensions of its result
+      (batch norm: one partial sum per channel and sample), and
+    - a reduction of those dimensions into the original output (so its
+      initial value still counts).
+
+    The partial op has one reduction loop, which a split can then divide.
+    Schedules run it with `transform.apply_registered_pass
+    "kf-decompose-reductions"` after collapsing. The threshold keeps it off
+    reductions with short inner loops, such as a convolution's (c, kh, kw),
+    whose partial results would be the size of the input.
+  }];
+  let options = [
+    Option<"minInnerRange", "min-inner-range", "int64_t", /*default=*/"256",
+           "Decompose only when the innermost reduction loop has at least "
+           "this many iterations">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def KFWidenAccumulators : Pass<"kf-widen-accumulators", "mlir::func::FuncOp"> {
   let summary = "Accumulate f32 reductions in f64 (for the trusted reference)";
   let description = [{

@@ -46,7 +46,8 @@ struct OpSchedule {
 };
 
 /// The schedule of a whole reference function. Its structure genes first
-/// rewrite the reference (in this order: fusion, collapsing, splitting);
+/// rewrite the reference (in this order: fusion, collapsing, decomposing,
+/// splitting);
 /// then each linalg op of the rewritten function, in the order the ops
 /// appear, gets its own kernel, mapped by one OpSchedule.
 struct Schedule {
@@ -56,11 +57,16 @@ struct Schedule {
   /// Collapse adjacent reduction loops into one
   /// (kf-collapse-reduction-dims), so that a split applies to them.
   bool collapseReductions = false;
-  /// Per linalg op after fusion and collapsing: split its single reduction
-  /// loop this many ways (0: no split; transform.structured.split_reduction
-  /// with the split innermost). The op becomes a fill, a partial reduction
-  /// with the split as a new parallel loop, and a combining reduction, three
-  /// ops with their own kernels. Empty: no op is split.
+  /// Rewrite each reduction still over several loops (with a long innermost
+  /// one) into a partial reduction over its innermost loop and a combining
+  /// reduction (kf-decompose-reductions), so that a split applies.
+  bool decomposeReductions = false;
+  /// Per linalg op after fusion, collapsing and decomposing: split its single
+  /// reduction loop this many ways (0: no split;
+  /// transform.structured.split_reduction with the split innermost). The op
+  /// becomes a fill, a partial reduction with the split as a new parallel loop,
+  /// and a combining reduction, three ops with their own kernels. Empty: no op
+  /// is split.
   llvm::SmallVector<int64_t> splitFactors;
   llvm::SmallVector<OpSchedule> ops;
 };
@@ -88,7 +94,8 @@ describeOps(mlir::func::FuncOp reference);
 
 /// What a schedule's structure genes make of the reference.
 struct Restructured {
-  /// The ops after fusion and collapsing: what splitFactors index.
+  /// The ops after fusion, collapsing and decomposing: what splitFactors
+  /// index.
   llvm::SmallVector<OpShape> splittable;
   /// The ops after splitting too: what Schedule::ops index.
   llvm::SmallVector<OpShape> shapes;
@@ -117,7 +124,8 @@ mlir::FailureOr<std::string> renderSchedule(mlir::func::FuncOp reference,
                                             const Schedule &schedule);
 
 /// A schedule as JSON (what the experience library stores and reuses):
-/// {"fuse": bool, "collapse": bool, "splits": [int], "ops": [{"block":
+/// {"fuse": bool, "collapse": bool, "decompose": bool (optional, false),
+/// "splits": [int], "ops": [{"block":
 /// [int], "threads": [int], "vector": int, "step": int}]}.
 llvm::json::Value toJSON(const Schedule &schedule);
 bool fromJSON(const llvm::json::Value &value, Schedule &schedule,

@@ -1,6 +1,6 @@
-// examples/problems/layernorm.mlir at another shape, a problem the
-// warm-library test has not run: nn.LayerNorm((32, 256, 128)) on x of shape
-// 32x32x256x128 fp32 (the same 2^20 elements per sample, twice the samples).
+// examples/problems/layernorm.mlir at another shape, a problem the warm-up
+// runs of bench/library-warmth do not include: nn.LayerNorm((32, 256, 128))
+// on x of shape 32x32x256x128 fp32 (the same 2^20 elements per sample, twice the samples).
 kf.problem @layernorm_other_shape reference(@layernorm_ref)
     inputs([#kf.normal<0.0, 1.0>, #kf.normal<1.0, 0.1>, #kf.normal<0.0, 0.1>])
     tolerance(<atol = 1.0e-04, rtol = 1.0e-04>)
