@@ -1,6 +1,7 @@
 # -*- Python -*-
 # lit configuration for Kernel Foundry.
 
+import glob
 import os
 import sys
 import shutil
@@ -78,3 +79,14 @@ if have_cuda_driver():
     config.available_features.add("cuda")
 else:
     config.available_features.add("no-cuda")
+
+# postgres: kf-evolve was built with libpq and PostgreSQL's server programs
+# are here (Debian: postgresql-15, which scripts/bootstrap installs); tests
+# start their own server with %with-postgres.
+postgres_bins = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+if config.kf_enable_postgresql.upper() in ("ON", "1", "TRUE", "YES") and postgres_bins:
+    config.available_features.add("postgres")
+    config.substitutions.append(
+        ("%with-postgres", os.path.join(config.kf_src_root, "test", "Search",
+                                        "Inputs", "with-postgres") + " " +
+         os.path.dirname(postgres_bins[-1])))

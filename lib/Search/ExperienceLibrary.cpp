@@ -2,12 +2,12 @@
 
 #include "kf/Search/ExperienceLibrary.h"
 
+#include "LibraryDatabase.h"
+
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
-
-#include <sqlite3.h>
 
 #include <cmath>
 
@@ -23,74 +23,29 @@ const char *const kKnowledgeJSON =
 
 constexpr int kSchemaVersion = 1;
 
-llvm::Error sqliteError(sqlite3 *db, llvm::StringRef what) {
-  return llvm::createStringError(
-      llvm::inconvertibleErrorCode(), "experience library: %s: %s",
-      what.str().c_str(), db ? sqlite3_errmsg(db) : "cannot allocate");
-}
-
-/// A prepared statement, finalized when it goes out of scope.
-class Statement {
-public:
-  Statement(sqlite3 *db, llvm::StringRef sql) : db(db) {
-    if (sqlite3_prepare_v2(db, sql.data(), sql.size(), &statement, nullptr) !=
-        SQLITE_OK)
-      statement = nullptr;
-  }
-  ~Statement() { sqlite3_finalize(statement); }
-  explicit operator bool() const { return statement; }
-
-  Statement &bind(int index, llvm::StringRef text) {
-    sqlite3_bind_text(statement, index, text.data(), text.size(),
-                      SQLITE_TRANSIENT);
-    return *this;
-  }
-  Statement &bind(int index, int64_t value) {
-    sqlite3_bind_int64(statement, index, value);
-    return *this;
-  }
-  Statement &bind(int index, double value) {
-    sqlite3_bind_double(statement, index, value);
-    return *this;
-  }
-  /// SQLITE_ROW, SQLITE_DONE or an error code.
-  int step() { return sqlite3_step(statement); }
-  std::string text(int column) {
-    const unsigned char *value = sqlite3_column_text(statement, column);
-    return value ? reinterpret_cast<const char *>(value) : "";
-  }
-  int64_t integer(int column) {
-    return sqlite3_column_int64(statement, column);
-  }
-  double real(int column) { return sqlite3_column_double(statement, column); }
-
-private:
-  sqlite3 *db;
-  sqlite3_stmt *statement = nullptr;
-};
-
-/// BEGIN IMMEDIATE ... COMMIT, rolled back unless committed: a writer takes
-/// the lock up front, so two runs never deadlock upgrading read locks.
+/// A write transaction, rolled back unless committed.
 class Transaction {
 public:
-  explicit Transaction(sqlite3 *db) : db(db) {
-    begun = sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) ==
-            SQLITE_OK;
-  }
+  explicit Transaction(LibraryDatabase &db) : db(db) {}
   ~Transaction() {
     if (begun && !committed)
-      sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+      db.rollback();
   }
-  bool ok() const { return begun; }
+  llvm::Error begin() {
+    if (llvm::Error error = db.begin())
+      return error;
+    begun = true;
+    return llvm::Error::success();
+  }
   llvm::Error commit() {
-    if (sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK)
-      return sqliteError(db, "cannot commit");
+    if (llvm::Error error = db.commit())
+      return error;
     committed = true;
     return llvm::Error::success();
   }
 
 private:
-  sqlite3 *db;
+  LibraryDatabase &db;
   bool begun = false, committed = false;
 };
 
@@ -176,7 +131,10 @@ double kf::similarity(const ProblemFeatures &a, const ProblemFeatures &b) {
 // The library
 //===----------------------------------------------------------------------===//
 
-ExperienceLibrary::~ExperienceLibrary() { sqlite3_close(db); }
+ExperienceLibrary::ExperienceLibrary(std::unique_ptr<LibraryDatabase> db)
+    : db(std::move(db)) {}
+
+ExperienceLibrary::~ExperienceLibrary() = default;
 
 std::string ExperienceLibrary::defaultPath() {
   if (std::optional<std::string> path =
@@ -196,84 +154,70 @@ std::string ExperienceLibrary::defaultPath() {
   return std::string(path);
 }
 
-llvm::Error ExperienceLibrary::execute(llvm::StringRef sql) {
-  char *message = nullptr;
-  if (sqlite3_exec(db, sql.str().c_str(), nullptr, nullptr, &message) ==
-      SQLITE_OK)
-    return llvm::Error::success();
-  std::string text = message ? message : "unknown error";
-  sqlite3_free(message);
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 "experience library %s: %s", path.c_str(),
-                                 text.c_str());
-}
-
 llvm::Expected<std::unique_ptr<ExperienceLibrary>>
-ExperienceLibrary::open(llvm::StringRef path) {
-  llvm::StringRef directory = llvm::sys::path::parent_path(path);
-  if (!directory.empty())
-    if (std::error_code error = llvm::sys::fs::create_directories(directory))
-      return llvm::createStringError(error, "cannot create %s: %s",
-                                     directory.str().c_str(),
-                                     error.message().c_str());
-  sqlite3 *db = nullptr;
-  if (sqlite3_open_v2(path.str().c_str(), &db,
-                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-                          SQLITE_OPEN_FULLMUTEX,
-                      nullptr) != SQLITE_OK) {
-    llvm::Error error = sqliteError(db, "cannot open " + path.str());
-    sqlite3_close(db);
-    return std::move(error);
-  }
-  std::unique_ptr<ExperienceLibrary> library(
-      new ExperienceLibrary(db, path.str()));
-  // Concurrent runs wait for each other's short transactions instead of
-  // failing; WAL lets readers proceed while one writes.
-  sqlite3_busy_timeout(db, 30000);
+ExperienceLibrary::open(llvm::StringRef location) {
+  bool postgres = LibraryDatabase::isPostgresLocation(location);
   auto unusable = [&](llvm::Error error) -> llvm::Error {
     return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "%s (move the file away, or pass another --db)",
-        llvm::toString(std::move(error)).c_str());
+        llvm::inconvertibleErrorCode(), "%s (%s)",
+        llvm::toString(std::move(error)).c_str(),
+        postgres ? "check the URL and that the server runs, or pass another "
+                   "--db"
+                 : "move the file away, or pass another --db");
   };
-  if (llvm::Error error = library->execute(
-          "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"))
-    return unusable(std::move(error));
-  if (llvm::Error error = library->execute(R"sql(
-    BEGIN IMMEDIATE;
-    CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
-    CREATE TABLE IF NOT EXISTS action_stats(
-      trigger TEXT NOT NULL, action TEXT NOT NULL,
-      prior_tries INTEGER NOT NULL DEFAULT 0,
-      prior_successes INTEGER NOT NULL DEFAULT 0,
-      tries INTEGER NOT NULL DEFAULT 0, successes INTEGER NOT NULL DEFAULT 0,
-      speedup_sum REAL NOT NULL DEFAULT 0,
-      rule TEXT NOT NULL DEFAULT '', source TEXT NOT NULL DEFAULT '',
-      PRIMARY KEY(trigger, action));
-    CREATE TABLE IF NOT EXISTS observations(
-      run TEXT NOT NULL, candidate INTEGER NOT NULL,
-      PRIMARY KEY(run, candidate));
-    CREATE TABLE IF NOT EXISTS best_schedules(
-      signature TEXT NOT NULL, evaluator TEXT NOT NULL,
-      problem TEXT NOT NULL, features TEXT NOT NULL, schedule TEXT NOT NULL,
-      seconds REAL NOT NULL, speedup REAL NOT NULL, run TEXT NOT NULL,
-      PRIMARY KEY(signature, evaluator));
-    INSERT OR IGNORE INTO meta VALUES('schema_version', ')sql" +
-                                           std::to_string(kSchemaVersion) +
-                                           R"sql(');
-    COMMIT;)sql")) {
-    llvm::consumeError(library->execute("ROLLBACK"));
-    return unusable(std::move(error));
+  llvm::Expected<std::unique_ptr<LibraryDatabase>> opened =
+      LibraryDatabase::open(location);
+  if (!opened)
+    return unusable(opened.takeError());
+  LibraryDatabase &db = **opened;
+  std::unique_ptr<ExperienceLibrary> library(
+      new ExperienceLibrary(std::move(*opened)));
+  // One schema for SQLite and PostgreSQL (BIGINT and DOUBLE PRECISION are
+  // INTEGER and REAL to SQLite), created under the writers' lock so that
+  // two runs opening a new library at once do not race.
+  {
+    Transaction transaction(db);
+    if (llvm::Error error = transaction.begin())
+      return unusable(std::move(error));
+    if (llvm::Error error = db.execute(R"sql(
+      CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
+      CREATE TABLE IF NOT EXISTS action_stats(
+        trigger TEXT NOT NULL, action TEXT NOT NULL,
+        prior_tries BIGINT NOT NULL DEFAULT 0,
+        prior_successes BIGINT NOT NULL DEFAULT 0,
+        tries BIGINT NOT NULL DEFAULT 0, successes BIGINT NOT NULL DEFAULT 0,
+        speedup_sum DOUBLE PRECISION NOT NULL DEFAULT 0,
+        rule TEXT NOT NULL DEFAULT '', source TEXT NOT NULL DEFAULT '',
+        PRIMARY KEY(trigger, action));
+      CREATE TABLE IF NOT EXISTS observations(
+        run TEXT NOT NULL, candidate BIGINT NOT NULL,
+        PRIMARY KEY(run, candidate));
+      CREATE TABLE IF NOT EXISTS best_schedules(
+        signature TEXT NOT NULL, evaluator TEXT NOT NULL,
+        problem TEXT NOT NULL, features TEXT NOT NULL, schedule TEXT NOT NULL,
+        seconds DOUBLE PRECISION NOT NULL, speedup DOUBLE PRECISION NOT NULL,
+        run TEXT NOT NULL,
+        PRIMARY KEY(signature, evaluator));)sql"))
+      return unusable(std::move(error));
+    llvm::Expected<int64_t> marked = db.change(
+        "INSERT INTO meta VALUES('schema_version', ?1) ON CONFLICT DO NOTHING",
+        {std::to_string(kSchemaVersion)});
+    if (!marked)
+      return unusable(marked.takeError());
+    if (llvm::Error error = transaction.commit())
+      return unusable(std::move(error));
   }
-  Statement version(db, "SELECT value FROM meta WHERE key='schema_version'");
-  if (!version || version.step() != SQLITE_ROW ||
-      version.text(0) != std::to_string(kSchemaVersion))
+  llvm::Expected<std::vector<SqlRow>> version =
+      db.query("SELECT value FROM meta WHERE key='schema_version'");
+  if (!version)
+    return unusable(version.takeError());
+  std::string found = version->empty() ? "?" : version->front().text(0);
+  if (found != std::to_string(kSchemaVersion))
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "experience library %s has schema version %s; this kf reads version "
         "%d: move the file away (or pass another --db)",
-        path.str().c_str(), version ? version.text(0).c_str() : "?",
-        kSchemaVersion);
+        db.name().c_str(), found.c_str(), kSchemaVersion);
   if (llvm::Error error = library->seedKnowledge())
     return std::move(error);
   return std::move(library);
@@ -291,56 +235,59 @@ llvm::Error ExperienceLibrary::seedKnowledge() {
   if (!rules)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "knowledge.json has no rules");
-  Transaction transaction(db);
-  if (!transaction.ok())
-    return sqliteError(db, "cannot lock " + path);
-  Statement current(db, "SELECT value FROM meta WHERE key='knowledge'");
-  if (current && current.step() == SQLITE_ROW && current.text(0) == version)
+  Transaction transaction(*db);
+  if (llvm::Error error = transaction.begin())
+    return error;
+  llvm::Expected<std::vector<SqlRow>> current =
+      db->query("SELECT value FROM meta WHERE key='knowledge'");
+  if (!current)
+    return current.takeError();
+  if (!current->empty() && current->front().text(0) == version)
     return llvm::Error::success(); // up to date; the transaction rolls back
   // Priors, rules and sources come from the file; observations stay.
   for (const llvm::json::Value &ruleValue : *rules) {
     const llvm::json::Object *rule = ruleValue.getAsObject();
     if (!rule)
       continue;
-    Statement upsert(db, R"sql(
+    llvm::Expected<int64_t> upserted = db->change(
+        R"sql(
       INSERT INTO action_stats(trigger, action, prior_tries, prior_successes,
                                rule, source)
       VALUES(?1, ?2, ?3, ?4, ?5, ?6)
       ON CONFLICT(trigger, action) DO UPDATE SET
         prior_tries=excluded.prior_tries,
         prior_successes=excluded.prior_successes,
-        rule=excluded.rule, source=excluded.source)sql");
-    upsert.bind(1, rule->getString("trigger").value_or(""))
-        .bind(2, rule->getString("action").value_or(""))
-        .bind(3, rule->getInteger("tries").value_or(0))
-        .bind(4, rule->getInteger("successes").value_or(0))
-        .bind(5, rule->getString("rule").value_or(""))
-        .bind(6, rule->getString("source").value_or(""));
-    if (upsert.step() != SQLITE_DONE)
-      return sqliteError(db, "cannot seed the curated rules");
+        rule=excluded.rule, source=excluded.source)sql",
+        {rule->getString("trigger").value_or("").str(),
+         rule->getString("action").value_or("").str(),
+         rule->getInteger("tries").value_or(0),
+         rule->getInteger("successes").value_or(0),
+         rule->getString("rule").value_or("").str(),
+         rule->getString("source").value_or("").str()});
+    if (!upserted)
+      return upserted.takeError();
   }
-  Statement mark(db, "INSERT OR REPLACE INTO meta VALUES('knowledge', ?1)");
-  mark.bind(1, llvm::StringRef(version));
-  if (mark.step() != SQLITE_DONE)
-    return sqliteError(db, "cannot seed the curated rules");
+  llvm::Expected<int64_t> marked =
+      db->change("INSERT INTO meta VALUES('knowledge', ?1) ON CONFLICT(key) "
+                 "DO UPDATE SET value=excluded.value",
+                 {version});
+  if (!marked)
+    return marked.takeError();
   return transaction.commit();
 }
 
 llvm::Expected<std::vector<ActionStats>> ExperienceLibrary::actionStats() {
-  Statement query(db, R"sql(
+  llvm::Expected<std::vector<SqlRow>> rows = db->query(R"sql(
     SELECT trigger, action, prior_tries, prior_successes, tries, successes,
            speedup_sum, rule, source
     FROM action_stats ORDER BY trigger, action)sql");
-  if (!query)
-    return sqliteError(db, "cannot read the action statistics");
+  if (!rows)
+    return rows.takeError();
   std::vector<ActionStats> stats;
-  int status;
-  while ((status = query.step()) == SQLITE_ROW)
-    stats.push_back({query.text(0), query.text(1), query.integer(2),
-                     query.integer(3), query.integer(4), query.integer(5),
-                     query.real(6), query.text(7), query.text(8)});
-  if (status != SQLITE_DONE)
-    return sqliteError(db, "cannot read the action statistics");
+  for (const SqlRow &row : *rows)
+    stats.push_back({row.text(0), row.text(1), row.integer(2), row.integer(3),
+                     row.integer(4), row.integer(5), row.real(6), row.text(7),
+                     row.text(8)});
   return stats;
 }
 
@@ -349,29 +296,30 @@ llvm::Error ExperienceLibrary::recordTry(llvm::StringRef run,
                                          llvm::ArrayRef<std::string> triggers,
                                          llvm::StringRef action, bool success,
                                          double speedup) {
-  Transaction transaction(db);
-  if (!transaction.ok())
-    return sqliteError(db, "cannot lock " + path);
-  Statement observe(
-      db, "INSERT OR IGNORE INTO observations(run, candidate) VALUES(?1, ?2)");
-  observe.bind(1, run).bind(2, int64_t(candidate));
-  if (observe.step() != SQLITE_DONE)
-    return sqliteError(db, "cannot record an observation");
-  if (sqlite3_changes(db) == 0)
+  Transaction transaction(*db);
+  if (llvm::Error error = transaction.begin())
+    return error;
+  llvm::Expected<int64_t> observed =
+      db->change("INSERT INTO observations(run, candidate) VALUES(?1, ?2) "
+                 "ON CONFLICT DO NOTHING",
+                 {run.str(), int64_t(candidate)});
+  if (!observed)
+    return observed.takeError();
+  if (*observed == 0)
     return llvm::Error::success(); // already counted (a resumed run)
   for (const std::string &trigger : triggers) {
-    Statement update(db, R"sql(
+    llvm::Expected<int64_t> updated = db->change(
+        R"sql(
       INSERT INTO action_stats(trigger, action, tries, successes, speedup_sum)
       VALUES(?1, ?2, 1, ?3, ?4)
       ON CONFLICT(trigger, action) DO UPDATE SET
-        tries=tries + 1, successes=successes + excluded.successes,
-        speedup_sum=speedup_sum + excluded.speedup_sum)sql");
-    update.bind(1, llvm::StringRef(trigger))
-        .bind(2, action)
-        .bind(3, int64_t(success ? 1 : 0))
-        .bind(4, success ? speedup : 0.0);
-    if (update.step() != SQLITE_DONE)
-      return sqliteError(db, "cannot update the action statistics");
+        tries=action_stats.tries + 1,
+        successes=action_stats.successes + excluded.successes,
+        speedup_sum=action_stats.speedup_sum + excluded.speedup_sum)sql",
+        {trigger, action.str(), int64_t(success ? 1 : 0),
+         success ? speedup : 0.0});
+    if (!updated)
+      return updated.takeError();
   }
   return transaction.commit();
 }
@@ -381,13 +329,25 @@ llvm::Error ExperienceLibrary::recordBest(const ProblemFeatures &features,
                                           const Schedule &schedule,
                                           double seconds, double speedup,
                                           llvm::StringRef run) {
-  Transaction transaction(db);
-  if (!transaction.ok())
-    return sqliteError(db, "cannot lock " + path);
   std::string featuresText, scheduleText;
   llvm::raw_string_ostream(featuresText) << features.toJSON();
   llvm::raw_string_ostream(scheduleText) << toJSON(schedule);
-  Statement upsert(db, R"sql(
+  return storeBest(features.signature(), evaluator, features.problem,
+                   featuresText, scheduleText, seconds, speedup, run);
+}
+
+llvm::Error ExperienceLibrary::storeBest(llvm::StringRef signature,
+                                         llvm::StringRef evaluator,
+                                         llvm::StringRef problem,
+                                         llvm::StringRef featuresText,
+                                         llvm::StringRef scheduleText,
+                                         double seconds, double speedup,
+                                         llvm::StringRef run) {
+  Transaction transaction(*db);
+  if (llvm::Error error = transaction.begin())
+    return error;
+  llvm::Expected<int64_t> upserted = db->change(
+      R"sql(
     INSERT INTO best_schedules(signature, evaluator, problem, features,
                                schedule, seconds, speedup, run)
     VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
@@ -395,33 +355,27 @@ llvm::Error ExperienceLibrary::recordBest(const ProblemFeatures &features,
       problem=excluded.problem, features=excluded.features,
       schedule=excluded.schedule, seconds=excluded.seconds,
       speedup=excluded.speedup, run=excluded.run
-    WHERE excluded.seconds < best_schedules.seconds)sql");
-  upsert.bind(1, llvm::StringRef(features.signature()))
-      .bind(2, evaluator)
-      .bind(3, llvm::StringRef(features.problem))
-      .bind(4, llvm::StringRef(featuresText))
-      .bind(5, llvm::StringRef(scheduleText))
-      .bind(6, seconds)
-      .bind(7, speedup)
-      .bind(8, run);
-  if (upsert.step() != SQLITE_DONE)
-    return sqliteError(db, "cannot record the best schedule");
+    WHERE excluded.seconds < best_schedules.seconds)sql",
+      {signature.str(), evaluator.str(), problem.str(), featuresText.str(),
+       scheduleText.str(), seconds, speedup, run.str()});
+  if (!upserted)
+    return upserted.takeError();
   return transaction.commit();
 }
 
 llvm::Expected<std::vector<Experience>>
 ExperienceLibrary::retrieve(const ProblemFeatures &features, unsigned limit) {
-  Statement query(db, "SELECT features, schedule, evaluator, seconds, speedup "
-                      "FROM best_schedules ORDER BY signature, evaluator");
-  if (!query)
-    return sqliteError(db, "cannot read the best schedules");
+  llvm::Expected<std::vector<SqlRow>> rows =
+      db->query("SELECT features, schedule, evaluator, seconds, speedup "
+                "FROM best_schedules ORDER BY signature, evaluator");
+  if (!rows)
+    return rows.takeError();
   std::vector<Experience> found;
-  int status;
-  while ((status = query.step()) == SQLITE_ROW) {
+  for (const SqlRow &row : *rows) {
     llvm::Expected<llvm::json::Value> featuresJSON =
-        llvm::json::parse(query.text(0));
+        llvm::json::parse(row.text(0));
     llvm::Expected<llvm::json::Value> scheduleJSON =
-        llvm::json::parse(query.text(1));
+        llvm::json::parse(row.text(1));
     if (!featuresJSON || !scheduleJSON) {
       // A row another kf version wrote: not usable, not fatal.
       llvm::consumeError(featuresJSON.takeError());
@@ -438,13 +392,11 @@ ExperienceLibrary::retrieve(const ProblemFeatures &features, unsigned limit) {
     experience.similarity = similarity(features, experience.features);
     if (experience.similarity <= 0)
       continue;
-    experience.evaluator = query.text(2);
-    experience.seconds = query.real(3);
-    experience.speedup = query.real(4);
+    experience.evaluator = row.text(2);
+    experience.seconds = row.real(3);
+    experience.speedup = row.real(4);
     found.push_back(std::move(experience));
   }
-  if (status != SQLITE_DONE)
-    return sqliteError(db, "cannot read the best schedules");
   std::stable_sort(found.begin(), found.end(),
                    [](const Experience &a, const Experience &b) {
                      if (a.similarity != b.similarity)
@@ -457,11 +409,10 @@ ExperienceLibrary::retrieve(const ProblemFeatures &features, unsigned limit) {
 }
 
 llvm::Expected<std::string> ExperienceLibrary::integrityCheck() {
-  Statement check(db, "PRAGMA integrity_check");
-  if (!check || check.step() != SQLITE_ROW)
-    return sqliteError(db, "cannot check integrity");
-  return check.text(0);
+  return db->integrityCheck();
 }
+
+const std::string &ExperienceLibrary::name() const { return db->name(); }
 
 llvm::Expected<llvm::json::Value> ExperienceLibrary::exportJSON() {
   llvm::Expected<std::vector<ActionStats>> stats = actionStats();
@@ -476,36 +427,164 @@ llvm::Expected<llvm::json::Value> ExperienceLibrary::exportJSON() {
         {"prior_successes", s.priorSuccesses},
         {"tries", s.tries},
         {"successes", s.successes},
+        {"speedup_sum", s.speedupSum},
         {"mean_speedup", s.successes ? s.speedupSum / s.successes : 0.0},
         {"expected_success", s.expectedSuccess()},
         {"rule", s.rule},
         {"source", s.source}});
-  Statement query(db, "SELECT problem, signature, evaluator, schedule, "
-                      "seconds, speedup FROM best_schedules ORDER BY problem, "
-                      "signature, evaluator");
-  if (!query)
-    return sqliteError(db, "cannot read the best schedules");
+  llvm::Expected<std::vector<SqlRow>> rows =
+      db->query("SELECT problem, signature, evaluator, schedule, seconds, "
+                "speedup, features, run FROM best_schedules ORDER BY problem, "
+                "signature, evaluator");
+  if (!rows)
+    return rows.takeError();
+  // Unparsable JSON (another kf version's) is kept as text.
+  auto parsed = [](const std::string &text) -> llvm::json::Value {
+    llvm::Expected<llvm::json::Value> value = llvm::json::parse(text);
+    if (value)
+      return std::move(*value);
+    llvm::consumeError(value.takeError());
+    return text;
+  };
   llvm::json::Array best;
-  int status;
-  while ((status = query.step()) == SQLITE_ROW) {
-    llvm::Expected<llvm::json::Value> schedule =
-        llvm::json::parse(query.text(3));
-    if (!schedule) {
-      llvm::consumeError(schedule.takeError());
-      schedule = query.text(3);
-    }
-    best.push_back(llvm::json::Object{{"problem", query.text(0)},
-                                      {"signature", query.text(1)},
-                                      {"evaluator", query.text(2)},
-                                      {"schedule", std::move(*schedule)},
-                                      {"seconds", query.real(4)},
-                                      {"speedup", query.real(5)}});
-  }
-  if (status != SQLITE_DONE)
-    return sqliteError(db, "cannot read the best schedules");
-  return llvm::json::Object{{"path", path},
+  for (const SqlRow &row : *rows)
+    best.push_back(llvm::json::Object{{"problem", row.text(0)},
+                                      {"signature", row.text(1)},
+                                      {"evaluator", row.text(2)},
+                                      {"schedule", parsed(row.text(3))},
+                                      {"seconds", row.real(4)},
+                                      {"speedup", row.real(5)},
+                                      {"features", parsed(row.text(6))},
+                                      {"run", row.text(7)}});
+  llvm::Expected<std::vector<SqlRow>> observed = db->query(
+      "SELECT run, candidate FROM observations ORDER BY run, candidate");
+  if (!observed)
+    return observed.takeError();
+  llvm::json::Array observations;
+  for (const SqlRow &row : *observed)
+    observations.push_back(llvm::json::Object{{"run", row.text(0)},
+                                              {"candidate", row.integer(1)}});
+  return llvm::json::Object{{"path", db->name()},
                             {"action_stats", std::move(statsJSON)},
-                            {"best_schedules", std::move(best)}};
+                            {"best_schedules", std::move(best)},
+                            {"observations", std::move(observations)}};
+}
+
+llvm::Error ExperienceLibrary::importJSON(const llvm::json::Value &exported) {
+  auto invalid = [](llvm::StringRef what) {
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "not an exported experience library: %s (write one with `kf-evolve "
+        "library --db SOURCE > FILE`)",
+        what.str().c_str());
+  };
+  const llvm::json::Object *object = exported.getAsObject();
+  const llvm::json::Array *stats =
+      object ? object->getArray("action_stats") : nullptr;
+  const llvm::json::Array *best =
+      object ? object->getArray("best_schedules") : nullptr;
+  const llvm::json::Array *observations =
+      object ? object->getArray("observations") : nullptr;
+  if (!stats || !best || !observations)
+    return invalid("expected an object with \"action_stats\", "
+                   "\"best_schedules\" and \"observations\" arrays");
+
+  Transaction transaction(*db);
+  if (llvm::Error error = transaction.begin())
+    return error;
+  // Counts are not merged: importing into a library that has learned
+  // something would count experience twice, or lose it.
+  llvm::Expected<std::vector<SqlRow>> learned =
+      db->query("SELECT (SELECT count(*) FROM observations) + "
+                "(SELECT count(*) FROM best_schedules)");
+  if (!learned)
+    return learned.takeError();
+  if (!learned->empty() && learned->front().integer(0) > 0)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "experience library %s already holds observations or best "
+        "schedules; import into a new library",
+        db->name().c_str());
+  for (auto [index, value] : llvm::enumerate(*stats)) {
+    const llvm::json::Object *stat = value.getAsObject();
+    std::optional<llvm::StringRef> trigger =
+        stat ? stat->getString("trigger") : std::nullopt;
+    std::optional<llvm::StringRef> action =
+        stat ? stat->getString("action") : std::nullopt;
+    if (!trigger || !action)
+      return invalid(llvm::formatv("action_stats[{0}] has no trigger and "
+                                   "action",
+                                   index)
+                         .str());
+    llvm::Expected<int64_t> upserted = db->change(
+        R"sql(
+      INSERT INTO action_stats(trigger, action, prior_tries, prior_successes,
+                               tries, successes, speedup_sum, rule, source)
+      VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+      ON CONFLICT(trigger, action) DO UPDATE SET
+        prior_tries=excluded.prior_tries,
+        prior_successes=excluded.prior_successes, tries=excluded.tries,
+        successes=excluded.successes, speedup_sum=excluded.speedup_sum,
+        rule=excluded.rule, source=excluded.source)sql",
+        {trigger->str(), action->str(),
+         stat->getInteger("prior_tries").value_or(0),
+         stat->getInteger("prior_successes").value_or(0),
+         stat->getInteger("tries").value_or(0),
+         stat->getInteger("successes").value_or(0),
+         stat->getNumber("speedup_sum").value_or(0.0),
+         stat->getString("rule").value_or("").str(),
+         stat->getString("source").value_or("").str()});
+    if (!upserted)
+      return upserted.takeError();
+  }
+  for (auto [index, value] : llvm::enumerate(*best)) {
+    const llvm::json::Object *entry = value.getAsObject();
+    const llvm::json::Value *schedule =
+        entry ? entry->get("schedule") : nullptr;
+    const llvm::json::Value *features =
+        entry ? entry->get("features") : nullptr;
+    if (!entry || !schedule || !features || !entry->getString("signature") ||
+        !entry->getString("evaluator") || !entry->getNumber("seconds"))
+      return invalid(llvm::formatv("best_schedules[{0}] lacks a signature, "
+                                   "evaluator, schedule, features or seconds",
+                                   index)
+                         .str());
+    auto text = [](const llvm::json::Value &value) {
+      if (std::optional<llvm::StringRef> string = value.getAsString())
+        return string->str();
+      std::string out;
+      llvm::raw_string_ostream(out) << value;
+      return out;
+    };
+    llvm::Expected<int64_t> inserted = db->change(
+        R"sql(
+      INSERT INTO best_schedules(signature, evaluator, problem, features,
+                                 schedule, seconds, speedup, run)
+      VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8))sql",
+        {entry->getString("signature")->str(),
+         entry->getString("evaluator")->str(),
+         entry->getString("problem").value_or("").str(), text(*features),
+         text(*schedule), *entry->getNumber("seconds"),
+         entry->getNumber("speedup").value_or(0.0),
+         entry->getString("run").value_or("").str()});
+    if (!inserted)
+      return inserted.takeError();
+  }
+  for (auto [index, value] : llvm::enumerate(*observations)) {
+    const llvm::json::Object *entry = value.getAsObject();
+    if (!entry || !entry->getString("run") || !entry->getInteger("candidate"))
+      return invalid(
+          llvm::formatv("observations[{0}] lacks a run or candidate", index)
+              .str());
+    llvm::Expected<int64_t> inserted = db->change(
+        "INSERT INTO observations(run, candidate) VALUES(?1, ?2)",
+        {entry->getString("run")->str(), *entry->getInteger("candidate")});
+    if (!inserted)
+      return inserted.takeError();
+  }
+  // The imported priors stand; the curated rules' version mark stays, so
+  // opening the library again does not overwrite them.
+  return transaction.commit();
 }
 
 //===----------------------------------------------------------------------===//

@@ -93,8 +93,9 @@ static cl::SubCommand compileWorkerCommand(
 static cl::SubCommand
     libraryCommand("library",
                    "Print the experience library as JSON (curated rules with "
-                   "their statistics, best schedules) after checking its "
-                   "integrity");
+                   "their statistics, best schedules, counted candidates) "
+                   "after checking its integrity; with --import, fill a new "
+                   "library from such a file first");
 
 static cl::OptionCategory category("kf-evolve options");
 
@@ -312,11 +313,19 @@ static cl::opt<double> budgetTime(
     cl::init(0), cl::sub(searchCommand), cl::cat(category));
 static cl::opt<std::string> libraryPath(
     "db",
-    cl::desc("The experience library (SQLite), shared across runs; default: "
-             "$KF_EXPERIENCE_DB, else $XDG_CACHE_HOME/kf/experience.sqlite, "
-             "else ~/.cache/kf/experience.sqlite"),
-    cl::value_desc("path"), cl::sub(searchCommand), cl::sub(libraryCommand),
-    cl::cat(category));
+    cl::desc("The experience library, shared across runs: a SQLite file or a "
+             "PostgreSQL URL (postgresql://user@host/database) shared by a "
+             "team; default: $KF_EXPERIENCE_DB, else "
+             "$XDG_CACHE_HOME/kf/experience.sqlite, else "
+             "~/.cache/kf/experience.sqlite"),
+    cl::value_desc("path or URL"), cl::sub(searchCommand),
+    cl::sub(libraryCommand), cl::cat(category));
+static cl::opt<std::string> libraryImport(
+    "import",
+    cl::desc("Fill the (new) library given by --db from a file that "
+             "`kf-evolve library` wrote, e.g. to move a SQLite library to "
+             "PostgreSQL, then print it"),
+    cl::value_desc("library.json"), cl::sub(libraryCommand), cl::cat(category));
 static cl::opt<bool> noLibrary(
     "no-library",
     cl::desc("Neither read nor update the experience library (the curated "
@@ -2129,11 +2138,26 @@ int runLibraryCommand() {
       kf::ExperienceLibrary::open(path);
   if (!library)
     return fail(toString(library.takeError()));
+  if (!libraryImport.empty()) {
+    ErrorOr<std::unique_ptr<MemoryBuffer>> text =
+        MemoryBuffer::getFileOrSTDIN(libraryImport);
+    if (!text)
+      return fail("--import " + libraryImport + ": " +
+                  text.getError().message());
+    Expected<json::Value> exported = json::parse((*text)->getBuffer());
+    if (!exported)
+      return fail("--import " + libraryImport + ": " +
+                  toString(exported.takeError()));
+    if (Error error = (*library)->importJSON(*exported))
+      return fail("--import " + libraryImport + ": " +
+                  toString(std::move(error)));
+  }
   Expected<std::string> integrity = (*library)->integrityCheck();
   if (!integrity)
     return fail(toString(integrity.takeError()));
   if (*integrity != "ok")
-    return fail("experience library " + path + " is damaged: " + *integrity);
+    return fail("experience library " + (*library)->name() +
+                " is damaged: " + *integrity);
   Expected<json::Value> exported = (*library)->exportJSON();
   if (!exported)
     return fail(toString(exported.takeError()));

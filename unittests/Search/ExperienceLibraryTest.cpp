@@ -134,6 +134,53 @@ TEST_F(LibraryTest, KeepsTheFastestScheduleAndRetrievesBySimilarity) {
   EXPECT_GT((*found)[0].similarity, (*found)[1].similarity);
 }
 
+TEST_F(LibraryTest, ExportsAndImportsIntoANewLibraryUnchanged) {
+  auto library = open();
+  ASSERT_TRUE(library);
+  std::vector<std::string> triggers = {"low-parallelism"};
+  // A speedup with all 17 digits: exports must not round it.
+  ASSERT_FALSE(bool(library->recordTry("run-1", 3, triggers, "split-reduction",
+                                       true, 1.0123456789012345)));
+  ASSERT_FALSE(bool(library->recordBest(rowReduction("sum", 128, 4096), "gpu",
+                                        someSchedule(64), 4.397283372365339e-6,
+                                        2.0, "run-1")));
+  llvm::Expected<llvm::json::Value> exported = library->exportJSON();
+  ASSERT_TRUE(bool(exported));
+
+  std::string copyPath = std::string(dir) + "/copy.sqlite";
+  llvm::Expected<std::unique_ptr<ExperienceLibrary>> copy =
+      ExperienceLibrary::open(copyPath);
+  ASSERT_TRUE(bool(copy)) << llvm::toString(copy.takeError());
+  ASSERT_FALSE(bool((*copy)->importJSON(*exported)));
+  llvm::Expected<llvm::json::Value> reexported = (*copy)->exportJSON();
+  ASSERT_TRUE(bool(reexported));
+  exported->getAsObject()->erase("path");
+  reexported->getAsObject()->erase("path");
+  EXPECT_EQ(*exported, *reexported);
+  // The counted candidate came along: a resumed run does not count it again.
+  ASSERT_FALSE(bool(
+      (*copy)->recordTry("run-1", 3, triggers, "split-reduction", true, 2.0)));
+  EXPECT_EQ(find(*(*copy)->actionStats(), "low-parallelism", "split-reduction")
+                ->tries,
+            1);
+
+  // A library that has learned something is not overwritten.
+  llvm::Error refused = (*copy)->importJSON(*exported);
+  ASSERT_TRUE(bool(refused));
+  EXPECT_NE(llvm::toString(std::move(refused)).find("import into a new"),
+            std::string::npos);
+  // Nor is anything imported from a file that is not an export.
+  std::string otherPath = std::string(dir) + "/other.sqlite";
+  llvm::Expected<std::unique_ptr<ExperienceLibrary>> other =
+      ExperienceLibrary::open(otherPath);
+  ASSERT_TRUE(bool(other)) << llvm::toString(other.takeError());
+  llvm::Error invalid = (*other)->importJSON(llvm::json::Object{{"x", 1}});
+  ASSERT_TRUE(bool(invalid));
+  EXPECT_NE(llvm::toString(std::move(invalid))
+                .find("not an exported experience library"),
+            std::string::npos);
+}
+
 TEST(Similarity, IsOneForEqualShapesAndZeroForDifferentStructure) {
   ProblemFeatures a = rowReduction("a", 128, 4096);
   EXPECT_DOUBLE_EQ(similarity(a, a), 1.0);

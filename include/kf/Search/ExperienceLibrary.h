@@ -33,9 +33,9 @@
 #include <string>
 #include <vector>
 
-struct sqlite3;
-
 namespace kf {
+
+class LibraryDatabase;
 
 /// What retrieval compares problems by: the shapes of the reference's ops
 /// (OpShape, in order) and the element type.
@@ -84,10 +84,12 @@ public:
   ExperienceLibrary(const ExperienceLibrary &) = delete;
   ExperienceLibrary &operator=(const ExperienceLibrary &) = delete;
 
-  /// Opens (creating it and its directory when missing) the library at
-  /// `path` and brings the curated rules up to date.
+  /// Opens the library at `location` and brings the curated rules up to
+  /// date: a SQLite file (created with its directory when missing) or a
+  /// PostgreSQL database given by a postgresql:// URL (its tables created
+  /// when missing).
   static llvm::Expected<std::unique_ptr<ExperienceLibrary>>
-  open(llvm::StringRef path);
+  open(llvm::StringRef location);
 
   /// $KF_EXPERIENCE_DB, else $XDG_CACHE_HOME/kf/experience.sqlite, else
   /// ~/.cache/kf/experience.sqlite.
@@ -116,20 +118,32 @@ public:
   llvm::Expected<std::vector<Experience>>
   retrieve(const ProblemFeatures &features, unsigned limit);
 
-  /// Runs SQLite's integrity check; "ok" when the database is sound.
+  /// "ok" when the library is sound: SQLite's integrity check, or on
+  /// PostgreSQL a check that no statistic has impossible counts.
   llvm::Expected<std::string> integrityCheck();
 
-  /// The whole library as JSON (rules with statistics, best schedules).
+  /// The whole library as JSON: rules with statistics, best schedules (with
+  /// their problems' features), and the (run, candidate) pairs already
+  /// counted; importJSON reads it back.
   llvm::Expected<llvm::json::Value> exportJSON();
 
-private:
-  explicit ExperienceLibrary(sqlite3 *db, std::string path)
-      : db(db), path(std::move(path)) {}
-  llvm::Error execute(llvm::StringRef sql);
-  llvm::Error seedKnowledge();
+  /// Fills a new library (no observations, no best schedules) from what
+  /// exportJSON wrote, e.g. from another backend. Refuses a library that
+  /// has learned anything: counts are not merged.
+  llvm::Error importJSON(const llvm::json::Value &exported);
 
-  sqlite3 *db;
-  std::string path;
+  /// Where the library lives, for messages (a URL's password left out).
+  const std::string &name() const;
+
+private:
+  explicit ExperienceLibrary(std::unique_ptr<LibraryDatabase> db);
+  llvm::Error seedKnowledge();
+  llvm::Error storeBest(llvm::StringRef signature, llvm::StringRef evaluator,
+                        llvm::StringRef problem, llvm::StringRef featuresText,
+                        llvm::StringRef scheduleText, double seconds,
+                        double speedup, llvm::StringRef run);
+
+  std::unique_ptr<LibraryDatabase> db;
 };
 
 /// Action weights frozen at the start of a run: expected success per

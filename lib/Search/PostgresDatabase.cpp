@@ -1,0 +1,180 @@
+//===- PostgresDatabase.cpp - The experience library on PostgreSQL --------===//
+//
+// A team's shared library: many runs on many hosts write to one database.
+// Every write transaction takes one transaction-scoped advisory lock, so
+// writers queue as SQLite's BEGIN IMMEDIATE makes them queue, and the same
+// read-then-write sequences stay atomic; readers are never blocked.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LibraryDatabase.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <libpq-fe.h>
+
+#include <mutex>
+
+using namespace kf;
+
+namespace {
+
+/// The advisory lock key every kf writer takes ("kf" in ASCII).
+constexpr int64_t kWriterLock = 0x6b66;
+
+/// `sql` with SQLite's ?N parameters written as PostgreSQL's $N (the
+/// library's SQL has no question marks elsewhere).
+std::string toPostgresParameters(llvm::StringRef sql) {
+  std::string text;
+  for (size_t i = 0; i < sql.size(); ++i) {
+    if (sql[i] == '?' && i + 1 < sql.size() && llvm::isDigit(sql[i + 1]))
+      text += '$';
+    else
+      text += sql[i];
+  }
+  return text;
+}
+
+/// libpq's multi-line message (with a tab-indented hint) as one line.
+std::string oneLine(llvm::StringRef message) {
+  std::string text;
+  for (char c : message.trim())
+    if (c == '\n' || c == '\t') {
+      if (!text.empty() && text.back() != ' ')
+        text += ' ';
+    } else {
+      text += c;
+    }
+  return text;
+}
+
+class PostgresDatabase final : public LibraryDatabase {
+public:
+  PostgresDatabase(PGconn *connection, std::string name)
+      : LibraryDatabase(std::move(name)), connection(connection) {}
+  ~PostgresDatabase() override { PQfinish(connection); }
+
+  llvm::Error execute(llvm::StringRef sql) override {
+    std::lock_guard<std::mutex> lock(mutex);
+    PGresult *result = PQexec(connection, sql.str().c_str());
+    llvm::Error failure = check(result);
+    PQclear(result);
+    return failure;
+  }
+
+  llvm::Expected<std::vector<SqlRow>>
+  query(llvm::StringRef sql, llvm::ArrayRef<SqlValue> parameters) override {
+    std::lock_guard<std::mutex> lock(mutex);
+    PGresult *result = run(sql, parameters);
+    if (llvm::Error failure = check(result)) {
+      PQclear(result);
+      return std::move(failure);
+    }
+    std::vector<SqlRow> rows;
+    for (int row = 0, e = PQntuples(result); row < e; ++row) {
+      SqlRow values;
+      for (int column = 0, n = PQnfields(result); column < n; ++column)
+        values.columns.push_back(PQgetisnull(result, row, column)
+                                     ? ""
+                                     : PQgetvalue(result, row, column));
+      rows.push_back(std::move(values));
+    }
+    PQclear(result);
+    return rows;
+  }
+
+  llvm::Expected<int64_t> change(llvm::StringRef sql,
+                                 llvm::ArrayRef<SqlValue> parameters) override {
+    std::lock_guard<std::mutex> lock(mutex);
+    PGresult *result = run(sql, parameters);
+    if (llvm::Error failure = check(result)) {
+      PQclear(result);
+      return std::move(failure);
+    }
+    int64_t changed = std::strtoll(PQcmdTuples(result), nullptr, 10);
+    PQclear(result);
+    return changed;
+  }
+
+  llvm::Error begin() override {
+    return execute(
+        llvm::formatv("BEGIN; SELECT pg_advisory_xact_lock({0});", kWriterLock)
+            .str());
+  }
+  llvm::Error commit() override { return execute("COMMIT"); }
+  void rollback() override { llvm::consumeError(execute("ROLLBACK")); }
+
+  /// PostgreSQL guards its own pages; what can go wrong is the library's
+  /// meaning: a statistic with more successes than tries, or negative
+  /// counts (lost or doubled updates would show there).
+  llvm::Expected<std::string> integrityCheck() override {
+    llvm::Expected<std::vector<SqlRow>> rows =
+        query("SELECT count(*) FROM action_stats WHERE tries < 0 OR "
+              "successes < 0 OR successes > tries OR prior_successes > "
+              "prior_tries",
+              {});
+    if (!rows)
+      return rows.takeError();
+    int64_t bad = rows->empty() ? 0 : rows->front().integer(0);
+    if (bad)
+      return llvm::formatv("{0} action statistics with impossible counts", bad)
+          .str();
+    return std::string("ok");
+  }
+
+private:
+  PGresult *run(llvm::StringRef sql, llvm::ArrayRef<SqlValue> parameters) {
+    std::vector<std::string> texts;
+    for (const SqlValue &value : parameters) {
+      if (auto *integer = std::get_if<int64_t>(&value))
+        texts.push_back(std::to_string(*integer));
+      else if (auto *real = std::get_if<double>(&value))
+        texts.push_back(llvm::formatv("{0:e16}", *real).str());
+      else
+        texts.push_back(std::get<std::string>(value));
+    }
+    std::vector<const char *> pointers;
+    for (const std::string &text : texts)
+      pointers.push_back(text.c_str());
+    return PQexecParams(connection, toPostgresParameters(sql).c_str(),
+                        pointers.size(), /*paramTypes=*/nullptr,
+                        pointers.data(), /*paramLengths=*/nullptr,
+                        /*paramFormats=*/nullptr, /*resultFormat=*/0);
+  }
+
+  llvm::Error check(PGresult *result) const {
+    ExecStatusType status = PQresultStatus(result);
+    if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK)
+      return llvm::Error::success();
+    llvm::StringRef message =
+        result ? PQresultErrorMessage(result) : PQerrorMessage(connection);
+    return error(oneLine(message));
+  }
+
+  PGconn *connection;
+  std::mutex mutex;
+};
+
+} // namespace
+
+llvm::Expected<std::unique_ptr<LibraryDatabase>>
+kf::openPostgresDatabase(llvm::StringRef url) {
+  std::string name = LibraryDatabase::redact(url);
+  PGconn *connection = PQconnectdb(url.str().c_str());
+  if (!connection || PQstatus(connection) != CONNECTION_OK) {
+    std::string message = connection ? PQerrorMessage(connection)
+                                     : "cannot allocate a connection";
+    PQfinish(connection);
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "experience library: cannot connect to %s: %s", name.c_str(),
+        oneLine(message).c_str());
+  }
+  // The library's messages are its own; the server's notices (such as
+  // "relation already exists, skipping") are noise on stderr.
+  PQsetNoticeProcessor(
+      connection, [](void *, const char *) {}, nullptr);
+  return std::make_unique<PostgresDatabase>(connection, std::move(name));
+}
