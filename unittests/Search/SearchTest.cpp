@@ -293,6 +293,45 @@ TEST(Search, CandidatesAndOutcomesTravelAsJSON) {
   EXPECT_EQ(back.triggers, std::vector<std::string>{"memory-bound"});
 }
 
+TEST(Search, ExpertSeedsSkipUntiledOpsAndSplitOddReductions) {
+  // A 4-D elementwise op whose outermost loop the default leaves untiled
+  // (the grid maps three), a 2-D one, and a reduction over 492156 =
+  // 4 x 3^4 x 7^2 x 31 elements per output, which no power of two from 16
+  // divides (group norm after a transposed 3-D convolution).
+  llvm::SmallVector<OpShape> ops = {OpShape{{8, 16, 64, 256}, 0},
+                                    OpShape{{64, 256}, 0},
+                                    OpShape{{128, 4}, 492156, 1}};
+  Schedule defaults;
+  OpSchedule fourD, twoD, reduction;
+  fourD.blockTile = {0, 1, 4, 64};
+  fourD.threads = {0, 1, 4, 64};
+  twoD.blockTile = {4, 64};
+  twoD.threads = {4, 64};
+  reduction.blockTile = {4, 4};
+  reduction.threads = {4, 4};
+  defaults.ops = {fourD, twoD, reduction};
+  RestructureFn restructure =
+      [&](const Schedule &) -> std::optional<Restructured> {
+    return Restructured{ops, ops, defaults.ops};
+  };
+  std::map<std::string, Schedule> seeds;
+  for (auto &[name, genome] : expertSeeds(defaults, restructure))
+    seeds[name] = genome;
+
+  // Regression: vectorizing the untiled op made the whole seed fail to
+  // render; now that op is left scalar and the others are vectorized.
+  ASSERT_TRUE(seeds.count("vectorized"));
+  EXPECT_EQ(seeds["vectorized"].ops[0].vectorWidth, 1);
+  EXPECT_EQ(seeds["vectorized"].ops[0].blockTile, fourD.blockTile);
+  EXPECT_EQ(seeds["vectorized"].ops[1].vectorWidth, 4);
+
+  // 512 outputs want a split of 256 ways; 252 is the largest divisor up to
+  // that.
+  ASSERT_TRUE(seeds.count("split-reductions"));
+  EXPECT_EQ(seeds["split-reductions"].splitFactors,
+            (llvm::SmallVector<int64_t>{0, 0, 252}));
+}
+
 TEST(Search, AdaptGenomeFitsAnotherProblemsSchedule) {
   // A schedule found for 256 x 4096 moved to 16 x 100: thread counts and
   // tiles shrink to fit, the vector width 4 (which divides 100) stays with
