@@ -49,6 +49,18 @@ private:
   bool begun = false, committed = false;
 };
 
+/// Sorts rows by the text of `columns`, byte by byte: SQL's ORDER BY would
+/// follow PostgreSQL's locale, and exports must not depend on the backend.
+void sortRows(std::vector<SqlRow> &rows, llvm::ArrayRef<unsigned> columns) {
+  std::stable_sort(rows.begin(), rows.end(),
+                   [&](const SqlRow &a, const SqlRow &b) {
+                     for (unsigned column : columns)
+                       if (a.text(column) != b.text(column))
+                         return a.text(column) < b.text(column);
+                     return false;
+                   });
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -216,8 +228,10 @@ ExperienceLibrary::open(llvm::StringRef location) {
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "experience library %s has schema version %s; this kf reads version "
-        "%d: move the file away (or pass another --db)",
-        db.name().c_str(), found.c_str(), kSchemaVersion);
+        "%d: %s",
+        db.name().c_str(), found.c_str(), kSchemaVersion,
+        postgres ? "pass another --db (or another database)"
+                 : "move the file away (or pass another --db)");
   if (llvm::Error error = library->seedKnowledge())
     return std::move(error);
   return std::move(library);
@@ -280,9 +294,10 @@ llvm::Expected<std::vector<ActionStats>> ExperienceLibrary::actionStats() {
   llvm::Expected<std::vector<SqlRow>> rows = db->query(R"sql(
     SELECT trigger, action, prior_tries, prior_successes, tries, successes,
            speedup_sum, rule, source
-    FROM action_stats ORDER BY trigger, action)sql");
+    FROM action_stats)sql");
   if (!rows)
     return rows.takeError();
+  sortRows(*rows, {0, 1});
   std::vector<ActionStats> stats;
   for (const SqlRow &row : *rows)
     stats.push_back({row.text(0), row.text(1), row.integer(2), row.integer(3),
@@ -366,10 +381,12 @@ llvm::Error ExperienceLibrary::storeBest(llvm::StringRef signature,
 llvm::Expected<std::vector<Experience>>
 ExperienceLibrary::retrieve(const ProblemFeatures &features, unsigned limit) {
   llvm::Expected<std::vector<SqlRow>> rows =
-      db->query("SELECT features, schedule, evaluator, seconds, speedup "
-                "FROM best_schedules ORDER BY signature, evaluator");
+      db->query("SELECT features, schedule, evaluator, seconds, speedup, "
+                "signature "
+                "FROM best_schedules");
   if (!rows)
     return rows.takeError();
+  sortRows(*rows, {5, 2});
   std::vector<Experience> found;
   for (const SqlRow &row : *rows) {
     llvm::Expected<llvm::json::Value> featuresJSON =
@@ -415,6 +432,11 @@ llvm::Expected<std::string> ExperienceLibrary::integrityCheck() {
 const std::string &ExperienceLibrary::name() const { return db->name(); }
 
 llvm::Expected<llvm::json::Value> ExperienceLibrary::exportJSON() {
+  // One consistent picture while other runs write: the writers' lock is
+  // held over the three reads (and released without writing).
+  Transaction reading(*db);
+  if (llvm::Error error = reading.begin())
+    return std::move(error);
   llvm::Expected<std::vector<ActionStats>> stats = actionStats();
   if (!stats)
     return stats.takeError();
@@ -434,10 +456,10 @@ llvm::Expected<llvm::json::Value> ExperienceLibrary::exportJSON() {
         {"source", s.source}});
   llvm::Expected<std::vector<SqlRow>> rows =
       db->query("SELECT problem, signature, evaluator, schedule, seconds, "
-                "speedup, features, run FROM best_schedules ORDER BY problem, "
-                "signature, evaluator");
+                "speedup, features, run FROM best_schedules");
   if (!rows)
     return rows.takeError();
+  sortRows(*rows, {0, 1, 2});
   // Unparsable JSON (another kf version's) is kept as text.
   auto parsed = [](const std::string &text) -> llvm::json::Value {
     llvm::Expected<llvm::json::Value> value = llvm::json::parse(text);
@@ -456,10 +478,16 @@ llvm::Expected<llvm::json::Value> ExperienceLibrary::exportJSON() {
                                       {"speedup", row.real(5)},
                                       {"features", parsed(row.text(6))},
                                       {"run", row.text(7)}});
-  llvm::Expected<std::vector<SqlRow>> observed = db->query(
-      "SELECT run, candidate FROM observations ORDER BY run, candidate");
+  llvm::Expected<std::vector<SqlRow>> observed =
+      db->query("SELECT run, candidate FROM observations");
   if (!observed)
     return observed.takeError();
+  std::stable_sort(observed->begin(), observed->end(),
+                   [](const SqlRow &a, const SqlRow &b) {
+                     if (a.text(0) != b.text(0))
+                       return a.text(0) < b.text(0);
+                     return a.integer(1) < b.integer(1);
+                   });
   llvm::json::Array observations;
   for (const SqlRow &row : *observed)
     observations.push_back(llvm::json::Object{{"run", row.text(0)},
@@ -516,6 +544,16 @@ llvm::Error ExperienceLibrary::importJSON(const llvm::json::Value &exported) {
                                    "action",
                                    index)
                          .str());
+    int64_t priorTries = stat->getInteger("prior_tries").value_or(0),
+            priorSuccesses = stat->getInteger("prior_successes").value_or(0),
+            tries = stat->getInteger("tries").value_or(0),
+            successes = stat->getInteger("successes").value_or(0);
+    if (priorSuccesses < 0 || priorSuccesses > priorTries || successes < 0 ||
+        successes > tries)
+      return invalid(llvm::formatv("action_stats[{0}] has impossible counts "
+                                   "(successes must be between 0 and tries)",
+                                   index)
+                         .str());
     llvm::Expected<int64_t> upserted = db->change(
         R"sql(
       INSERT INTO action_stats(trigger, action, prior_tries, prior_successes,
@@ -526,12 +564,8 @@ llvm::Error ExperienceLibrary::importJSON(const llvm::json::Value &exported) {
         prior_successes=excluded.prior_successes, tries=excluded.tries,
         successes=excluded.successes, speedup_sum=excluded.speedup_sum,
         rule=excluded.rule, source=excluded.source)sql",
-        {trigger->str(), action->str(),
-         stat->getInteger("prior_tries").value_or(0),
-         stat->getInteger("prior_successes").value_or(0),
-         stat->getInteger("tries").value_or(0),
-         stat->getInteger("successes").value_or(0),
-         stat->getNumber("speedup_sum").value_or(0.0),
+        {trigger->str(), action->str(), priorTries, priorSuccesses, tries,
+         successes, stat->getNumber("speedup_sum").value_or(0.0),
          stat->getString("rule").value_or("").str(),
          stat->getString("source").value_or("").str()});
     if (!upserted)

@@ -5,7 +5,6 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Regex.h"
 
 #include <sqlite3.h>
 
@@ -35,15 +34,36 @@ bool LibraryDatabase::isPostgresLocation(llvm::StringRef location) {
 std::string LibraryDatabase::redact(llvm::StringRef location) {
   if (!isPostgresLocation(location))
     return location.str();
-  // scheme://user:password@host... -> scheme://user@host...; and a
-  // password=... query parameter.
+  // As libpq reads a URL: the user info runs from "://" to the first '@'
+  // before any '/', whatever it holds ('?' included); its password is what
+  // follows its first ':'. Then any password=... parameter of the query.
+  size_t authority = location.find("://") + 3;
   std::string text = location.str();
-  llvm::Regex userPassword("^(postgres(ql)?://[^:/@?]*):[^@/?]*@");
-  text = userPassword.sub("\\1@", text);
-  llvm::Regex parameter("([?&]password=)[^&]*");
-  while (parameter.match(text) && !llvm::StringRef(text).contains("=***"))
-    text = parameter.sub("\\1***", text);
-  return text;
+  size_t end = location.find_first_of("@/", authority);
+  if (end != llvm::StringRef::npos && location[end] == '@') {
+    size_t colon = location.find(':', authority);
+    if (colon < end)
+      text = (location.take_front(colon) + location.drop_front(end)).str();
+  }
+  llvm::StringRef rest(text);
+  size_t hostStart = rest.find('@', authority);
+  size_t query = rest.find('?', hostStart == llvm::StringRef::npos ? authority
+                                                                   : hostStart);
+  if (query == llvm::StringRef::npos)
+    return text;
+  llvm::SmallVector<llvm::StringRef> parameters;
+  rest.drop_front(query + 1).split(parameters, '&');
+  std::string redacted = rest.take_front(query + 1).str();
+  for (auto [index, parameter] : llvm::enumerate(parameters)) {
+    if (index)
+      redacted += '&';
+    // libpq decodes percent-escapes in keys too ("pass%77ord").
+    llvm::StringRef key = parameter.split('=').first;
+    bool password =
+        llvm::StringRef(key.lower()).contains("pass") || key.contains('%');
+    redacted += password ? key.str() + "=***" : parameter.str();
+  }
+  return redacted;
 }
 
 #ifndef KF_ENABLE_POSTGRESQL

@@ -98,10 +98,18 @@ public:
     return changed;
   }
 
+  // READ COMMITTED: each statement sees what writers committed before
+  // this one took the lock (a server defaulting to REPEATABLE READ would
+  // snapshot before the lock wait).
   llvm::Error begin() override {
-    return execute(
-        llvm::formatv("BEGIN; SELECT pg_advisory_xact_lock({0});", kWriterLock)
-            .str());
+    llvm::Error failure =
+        execute(llvm::formatv("BEGIN ISOLATION LEVEL READ COMMITTED; SELECT "
+                              "pg_advisory_xact_lock({0});",
+                              kWriterLock)
+                    .str());
+    if (failure)
+      rollback(); // the lock wait failed inside an open transaction
+    return failure;
   }
   llvm::Error commit() override { return execute("COMMIT"); }
   void rollback() override { llvm::consumeError(execute("ROLLBACK")); }
@@ -162,7 +170,12 @@ private:
 llvm::Expected<std::unique_ptr<LibraryDatabase>>
 kf::openPostgresDatabase(llvm::StringRef url) {
   std::string name = LibraryDatabase::redact(url);
-  PGconn *connection = PQconnectdb(url.str().c_str());
+  // An unreachable host fails in 10 s unless the URL sets connect_timeout
+  // (later keywords override the ones expanded from the URL).
+  std::string text = url.str();
+  const char *keywords[] = {"connect_timeout", "dbname", nullptr};
+  const char *values[] = {"10", text.c_str(), nullptr};
+  PGconn *connection = PQconnectdbParams(keywords, values, /*expand_dbname=*/1);
   if (!connection || PQstatus(connection) != CONNECTION_OK) {
     std::string message = connection ? PQerrorMessage(connection)
                                      : "cannot allocate a connection";
@@ -176,5 +189,11 @@ kf::openPostgresDatabase(llvm::StringRef url) {
   // "relation already exists, skipping") are noise on stderr.
   PQsetNoticeProcessor(
       connection, [](void *, const char *) {}, nullptr);
-  return std::make_unique<PostgresDatabase>(connection, std::move(name));
+  auto database =
+      std::make_unique<PostgresDatabase>(connection, std::move(name));
+  // Doubles come back as text: with 3 extra digits they round-trip exactly
+  // whatever the server's default.
+  if (llvm::Error error = database->execute("SET extra_float_digits = 3"))
+    return std::move(error);
+  return std::move(database);
 }

@@ -33,7 +33,7 @@ namespace {
 
 /// Rewrites `op` into a fill, a partial reduction and a combining reduction
 /// when it reduces over several loops, the innermost of them has at least
-/// `minInnerRange` iterations, and its body is one associative combiner
+/// `minInnerRange` iterations, and its body is one floating-point combiner
 /// with a neutral element (sum, product, max, min). Fails, changing
 /// nothing, otherwise.
 LogicalResult decompose(RewriterBase &rewriter, linalg::GenericOp op,
@@ -60,9 +60,12 @@ LogicalResult decompose(RewriterBase &rewriter, linalg::GenericOp op,
       combiners.size() != 1)
     return failure();
   Operation *combiner = combiners.front();
+  // Floating-point combiners only: reassociating an integer sum that
+  // carries nsw/nuw could overflow where the original order did not.
   std::optional<TypedAttr> neutral = arith::getNeutralElement(combiner);
   if (!neutral || combiner->getNumOperands() != 2 ||
-      combiner->getNumResults() != 1)
+      combiner->getNumResults() != 1 ||
+      !isa<FloatType>(combiner->getResult(0).getType()))
     return failure();
   BlockArgument accumulator = op.getRegionOutputArgs()[0];
 

@@ -110,3 +110,22 @@ func.func @one_reduction_loop(%x: tensor<8x1024xf32>, %init: tensor<8xf32>) -> t
   } -> tensor<8xf32>
   return %sum : tensor<8xf32>
 }
+
+// -----
+
+// Left alone: an integer sum (reassociating it could overflow where the
+// original order did not).
+// CHECK-LABEL: func.func @integer_sum
+// CHECK-NOT: linalg.fill
+// CHECK: iterator_types = ["parallel", "reduction", "reduction"]
+func.func @integer_sum(%x: tensor<8x4x128xi32>, %init: tensor<8xi32>) -> tensor<8xi32> {
+  %sum = linalg.generic {
+      indexing_maps = [affine_map<(i, a, k) -> (i, a, k)>, affine_map<(i, a, k) -> (i)>],
+      iterator_types = ["parallel", "reduction", "reduction"]}
+      ins(%x : tensor<8x4x128xi32>) outs(%init : tensor<8xi32>) {
+  ^bb0(%in: i32, %acc: i32):
+    %s = arith.addi %in, %acc overflow<nsw> : i32
+    linalg.yield %s : i32
+  } -> tensor<8xi32>
+  return %sum : tensor<8xi32>
+}

@@ -145,8 +145,9 @@ def KFDecomposeReductions
     h*w with c between them: two loops remain, and one thread per channel
     sums 10^5-10^6 terms. This pass rewrites every `linalg.generic` that
     reduces over two or more loops, whose innermost reduction loop has at
-    least `min-inner-range` iterations and whose body is one combiner with a
-    neutral element (`arith.addf`, `mulf`, `maximumf`, ...), into
+    least `min-inner-range` iterations and whose body is one floating-point
+    combiner with a neutral element (`arith.addf`, `mulf`, `maximumf`, ...),
+    into
 
     - a `linalg.fill` of the neutral element,
     - a partial reduction over the innermost reduction loop only: the outer
