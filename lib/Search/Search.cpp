@@ -684,7 +684,20 @@ SearchResult kf::runSearch(const Schedule &defaultSchedule,
     candidate.script = std::move(*script);
     seedBatch.push_back(std::move(candidate));
   }
-  evaluateAll(std::move(seedBatch), {});
+  // With a time budget the baseline goes first, on its own: when it alone
+  // outlasts the budget (a slow default schedule), no seed is started after
+  // it. Without one, the seeds share its batch (several GPUs at once).
+  if (options.budgetSeconds > 0 && seedBatch.size() > 1) {
+    std::vector<SearchCandidate> seedsAfter(
+        std::make_move_iterator(seedBatch.begin() + 1),
+        std::make_move_iterator(seedBatch.end()));
+    seedBatch.resize(1);
+    evaluateAll(std::move(seedBatch), {});
+    if (!outOfTime())
+      evaluateAll(std::move(seedsAfter), {});
+  } else {
+    evaluateAll(std::move(seedBatch), {});
+  }
   result.defaultIndex = 0;
   if (result.bestIndex)
     for (unsigned island = 0; island < islands; ++island)

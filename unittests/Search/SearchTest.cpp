@@ -5,6 +5,7 @@
 #include "gtest/gtest.h"
 
 #include <map>
+#include <thread>
 
 using namespace kf;
 
@@ -274,6 +275,39 @@ TEST(Search, SeedsAreEvaluatedRightAfterTheDefault) {
   ASSERT_GE(result.candidates.size(), 2u);
   EXPECT_EQ(result.candidates[1].expert, "seed:from-library");
   EXPECT_EQ(result.candidates[1].genome.ops[0].vectorWidth, 4);
+}
+
+TEST(Search, ATimeBudgetSpentOnTheBaselineStartsNoSeed) {
+  // Regression: the seeds shared the baseline's batch, so a slow default
+  // schedule (a 3-D transposed convolution) held the run far past its
+  // time budget while the seeds were measured after it.
+  Schedule seeded = defaultGenome();
+  seeded.ops[0].vectorWidth = 4;
+  seeded.ops[0].blockTile = {4, 256};
+  SearchOptions options;
+  options.budgetEvals = 10;
+  options.budgetSeconds = 0.05;
+  options.seeds = {{"from-library", seeded}};
+  std::map<std::string, Schedule> byScript;
+  RenderFn render = [&](const Schedule &genome) -> std::optional<std::string> {
+    std::string text = describeGenome(genome);
+    byScript[text] = genome;
+    return text;
+  };
+  bool first = true;
+  EvaluateFn evaluate = [&](llvm::ArrayRef<CandidateSource> candidates) {
+    if (first) // the baseline outlasts the whole budget
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    first = false;
+    std::vector<Outcome> outcomes;
+    for (const CandidateSource &candidate : candidates)
+      outcomes.push_back(syntheticTime(byScript.at(candidate.text)));
+    return outcomes;
+  };
+  SearchResult result = runSearch(
+      defaultGenome(), {render, evaluate, restructure, {}, {}}, options);
+  EXPECT_EQ(result.candidates.size(), 1u);
+  EXPECT_EQ(result.stopReason, "time");
 }
 
 TEST(Search, CandidatesAndOutcomesTravelAsJSON) {
