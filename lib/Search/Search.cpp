@@ -226,6 +226,20 @@ int64_t largestSplitFactor(int64_t size, int64_t limit) {
   return largest;
 }
 
+/// The split of a single-loop reduction that gives enough partial sums for
+/// outputs x split to fill about half the H200's 270336 resident threads,
+/// and at least 256 (one block's worth per output): 256 ways for softmax's
+/// 4096 rows, 8192 for layer norm's 16 samples; 0 when nothing divides.
+int64_t parallelSplitFactor(const OpShape &shape) {
+  int64_t outputs = 1;
+  for (int64_t size : shape.parallelSizes)
+    outputs *= size;
+  int64_t wanted = 256;
+  while (wanted < 8192 && outputs * wanted < 131072)
+    wanted *= 2;
+  return largestSplitFactor(shape.innerReductionSize, wanted);
+}
+
 /// A structure mutation; returns a description, or "" when none applies.
 std::string mutateStructure(Schedule &genome, const Restructured &structure,
                             MutationAction action, std::mt19937_64 &rng) {
@@ -379,19 +393,8 @@ kf::expertSeeds(const Schedule &defaultSchedule,
   bool anySplit = false;
   for (const OpShape &shape : rewritten->splittable) {
     int64_t factor = 0;
-    if (shape.reductionLoops == 1 && shape.innerReductionSize >= 8192) {
-      // Enough partial sums that outputs x split fill about half the
-      // H200's 270336 resident threads, and at least 256 (one block's worth
-      // per output): 256 ways for softmax's 4096 rows, 8192 for layer
-      // norm's 16 samples.
-      int64_t outputs = 1;
-      for (int64_t size : shape.parallelSizes)
-        outputs *= size;
-      int64_t wanted = 256;
-      while (wanted < 8192 && outputs * wanted < 131072)
-        wanted *= 2;
-      factor = largestSplitFactor(shape.innerReductionSize, wanted);
-    }
+    if (shape.reductionLoops == 1 && shape.innerReductionSize >= 8192)
+      factor = parallelSplitFactor(shape);
     split.splitFactors.push_back(factor);
     anySplit |= factor > 0;
   }
@@ -422,7 +425,9 @@ std::optional<Schedule> kf::adaptGenome(const Schedule &genome,
          llvm::zip_equal(genome.splitFactors, base->splittable))
       adapted.splitFactors.push_back(
           factor > 0 && shape.reductionLoops == 1
-              ? largestSplitFactor(shape.innerReductionSize, factor)
+              ? (parallelSplitFactor(shape)
+                     ? parallelSplitFactor(shape)
+                     : largestSplitFactor(shape.innerReductionSize, factor))
               : 0);
   }
   std::optional<Restructured> after = restructure(adapted);

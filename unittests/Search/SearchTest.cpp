@@ -400,4 +400,22 @@ TEST(Search, AdaptGenomeFitsAnotherProblemsSchedule) {
   EXPECT_FALSE(adaptGenome(found, oneOp));
 }
 
+TEST(Search, AdaptGenomeRederivesSplitsForTheNewParallelism) {
+  // Layer norm's best schedule split its 2^20-element reduction 8192 ways
+  // for 16 samples. At 32 samples the seeds' rule (outputs x split about
+  // 131072) asks 4096 ways; keeping 8192 made the fitted schedule slower
+  // than the expert seed (bench/library-warmth).
+  Schedule found = defaultGenome();
+  found.splitFactors = {0, 8192};
+  llvm::SmallVector<OpShape> target = {OpShape{{32, 4096}, 0},
+                                       OpShape{{32}, 1 << 20, 1}};
+  RestructureFn targetProblem =
+      [&](const Schedule &) -> std::optional<Restructured> {
+    return Restructured{target, target, defaultGenome().ops};
+  };
+  std::optional<Schedule> adapted = adaptGenome(found, targetProblem);
+  ASSERT_TRUE(adapted);
+  EXPECT_EQ(adapted->splitFactors, (llvm::SmallVector<int64_t>{0, 4096}));
+}
+
 } // namespace

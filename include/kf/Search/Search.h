@@ -97,8 +97,10 @@ std::vector<std::pair<std::string, Schedule>>
 expertSeeds(const Schedule &defaultSchedule, const RestructureFn &restructure);
 
 /// Fits a genome found for another problem to this one: the same
-/// structure genes (split factors moved to the largest factor up to them
-/// that divides the new reduction), each op's threads and tiles clamped to its
+/// structure genes, with each split reduction split as the expert seeds
+/// split it for this problem's parallelism (the largest factor up to the
+/// old one that divides the new reduction when that rule finds none), each
+/// op's threads and tiles clamped to its
 /// loops, vector widths and reduction steps kept where they divide.
 /// std::nullopt when the op counts or loop ranks differ.
 std::optional<Schedule> adaptGenome(const Schedule &genome,
