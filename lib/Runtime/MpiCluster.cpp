@@ -67,8 +67,8 @@ llvm::Expected<std::unique_ptr<kf::MpiCluster>> kf::MpiCluster::create() {
 kf::MpiCluster::MpiCluster(int rank, int size)
     : myRank(rank), numRanks(size), dead(size, false) {}
 
-kf::MpiCluster::~MpiCluster() {
-  if (myRank == 0 && !stopped) {
+void kf::MpiCluster::releaseServers() {
+  if (myRank == 0) {
     // Every rank but this one is told to stop, the dead ones too (one
     // taken for dead may only have been slow), and each live one answers;
     // one that does not within the silence limit is dead too.
@@ -105,6 +105,13 @@ kf::MpiCluster::~MpiCluster() {
         MPI_Wait(&sends[rank], MPI_STATUS_IGNORE);
     }
     stopped = true;
+  }
+}
+
+kf::MpiCluster::~MpiCluster() {
+  if (!stopped)
+    releaseServers();
+  if (myRank == 0) {
     if (numDead) {
       // MPI_Finalize is collective: Open MPI (4.1, without ULFM) can wait
       // in it forever for a rank that died. Everything is written by now,
@@ -139,6 +146,7 @@ std::vector<std::optional<std::string>>
 kf::MpiCluster::dispatch(llvm::ArrayRef<std::string> requests,
                          std::chrono::milliseconds silence) {
   this->silence = silence;
+  stopped = false; // the evaluating ranks serve until the next release
   std::vector<std::optional<std::string>> replies(requests.size());
   std::deque<size_t> queue;
   for (size_t index = 0; index < requests.size(); ++index)

@@ -41,6 +41,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CommandLine.h"
@@ -99,12 +100,23 @@ static cl::SubCommand
 
 static cl::OptionCategory category("kf-evolve options");
 
+#ifdef KF_ENABLE_MPI
+/// The MPI job's ranks (--mpi), created by the first search and kept for
+/// the next problems of the job.
+static std::unique_ptr<kf::MpiCluster> mpiCluster;
+#endif
+
 static cl::opt<std::string>
     problemPath(cl::Positional, cl::desc("<problem.mlir>"),
                 cl::sub(compileCommand), cl::sub(evalCommand),
                 cl::sub(searchCommand), cl::sub(checkReferenceCommand),
                 cl::sub(checkProblemCommand), cl::sub(compileWorkerCommand),
                 cl::cat(category));
+static cl::list<std::string> moreProblemPaths(
+    cl::Positional, cl::ZeroOrMore,
+    cl::desc("[more problems: searched one after another, each into "
+             "OUTPUT/<name>/, on the same ranks with --mpi]"),
+    cl::sub(searchCommand), cl::cat(category));
 static cl::list<std::string> schedulePaths(
     "schedule",
     cl::desc("A candidate given as a transform script (default: kf's default "
@@ -1323,14 +1335,41 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   // --mpi: rank 0 drives the search and evaluates nothing itself; every
   // other rank evaluates (compiles, checks, measures) what it is sent.
 #ifdef KF_ENABLE_MPI
-  std::unique_ptr<kf::MpiCluster> cluster;
+  // The job's ranks outlive one problem (several problems in one job).
+  kf::MpiCluster *cluster = nullptr;
   if (useMpi) {
-    Expected<std::unique_ptr<kf::MpiCluster>> created =
-        kf::MpiCluster::create();
-    if (!created)
-      return fail(toString(created.takeError()));
-    cluster = std::move(*created);
+    if (!mpiCluster) {
+      Expected<std::unique_ptr<kf::MpiCluster>> created =
+          kf::MpiCluster::create();
+      if (!created)
+        return fail(toString(created.takeError()));
+      mpiCluster = std::move(*created);
+    }
+    cluster = mpiCluster.get();
   }
+  // Per problem, rank 0 releases the others once and each of them serves
+  // once, whatever happens on the way, so that all go on to the next
+  // problem together. A rank that could not set the problem up answers
+  // every request with that.
+  bool served = false;
+  llvm::scope_exit inStep([&] {
+    if (!cluster)
+      return;
+    if (cluster->rank() == 0) {
+      cluster->releaseServers();
+    } else if (!served) {
+      std::string reply;
+      raw_string_ostream(reply) << json::Value(json::Object{
+          {"outcome",
+           kf::toJSON(kf::Outcome{"compile-error:rank",
+                                  0,
+                                  {},
+                                  "this rank could not set the problem up"})},
+          {"evaluator", ""}});
+      cluster->serve([&](StringRef) { return reply; },
+                     std::chrono::seconds(600));
+    }
+  });
   bool evaluatingRank = cluster && cluster->rank() != 0;
   bool drivingRank = cluster && cluster->rank() == 0;
 #else
@@ -1480,6 +1519,7 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
         (int64_t)(std::max(600.0, 20 * mpiSilence.getValue()) * 1000));
     // Requests and replies are JSON: {"kind", "text"} and {"outcome",
     // "evaluator"}.
+    served = true;
     bool stopped = cluster->serve(
         [&](StringRef request) -> std::string {
           kf::CandidateSource candidate;
@@ -2129,6 +2169,54 @@ int runImportCommand(MLIRContext &context) {
   return 0;
 }
 
+/// kf-evolve P1.mlir P2.mlir ...: the searches one after another, each
+/// into OUTPUT/<problem file's stem>/; with --mpi on the same ranks. Goes
+/// on after a problem fails; exits 1 if any did.
+int runSeveralSearches(MLIRContext &context, const char *argv0) {
+  std::vector<std::string> problems = {problemPath.getValue()};
+  problems.insert(problems.end(), moreProblemPaths.begin(),
+                  moreProblemPaths.end());
+  StringMap<std::string> byName;
+  for (const std::string &problem : problems) {
+    if (StringRef(problem).ends_with(".cu"))
+      return fail(problem + ": a CUDA kernel is searched on its own (one "
+                            "problem per run)");
+    auto [it, inserted] = byName.try_emplace(sys::path::stem(problem), problem);
+    if (!inserted)
+      return fail(it->second + " and " + problem +
+                  " have the same name: their outputs would share " +
+                  outputDir + "/" + it->first() + "; rename one");
+  }
+  bool sayProblems = true;
+#ifdef KF_ENABLE_MPI
+  if (useMpi && !mpiCluster) {
+    Expected<std::unique_ptr<kf::MpiCluster>> created =
+        kf::MpiCluster::create();
+    if (!created)
+      return fail(toString(created.takeError()));
+    mpiCluster = std::move(*created);
+  }
+  sayProblems = !mpiCluster || mpiCluster->rank() == 0;
+#endif
+  std::string base = outputDir;
+  int status = 0;
+  for (const std::string &problem : problems) {
+    problemPath.setValue(problem);
+    SmallString<256> output(base);
+    sys::path::append(output, sys::path::stem(problem));
+    outputDir.setValue(std::string(output));
+    if (sayProblems)
+      errs() << "kf-evolve: searching " << problem << " into " << output
+             << "\n";
+    if (runSearchCommand(context, argv0) != 0)
+      status = 1;
+  }
+#ifdef KF_ENABLE_MPI
+  mpiCluster.reset();
+#endif
+  return status;
+}
+
 /// kf-evolve library: the experience library as JSON, after an integrity
 /// check.
 int runLibraryCommand() {
@@ -2234,9 +2322,16 @@ int main(int argc, char **argv) {
     if (!cudaProblemPath.empty()) {
       return fail("--problem goes with a .cu file in place of the problem");
     }
-    return problemPath.empty() && !planProblem
-               ? fail("search needs a problem file")
-               : runSearchCommand(context, argv[0]);
+    if (problemPath.empty() && !planProblem)
+      return fail("search needs a problem file");
+    if (moreProblemPaths.empty()) {
+      int status = runSearchCommand(context, argv[0]);
+#ifdef KF_ENABLE_MPI
+      mpiCluster.reset(); // MPI ends here, not among static destructors
+#endif
+      return status;
+    }
+    return runSeveralSearches(context, argv[0]);
   }
   if (checkReferenceCommand)
     return problemPath.empty() ? fail("check-reference needs a problem file")

@@ -32,12 +32,19 @@ public:
   /// reason, e.g. when the process was not started by mpirun or srun with
   /// more than one rank.
   static llvm::Expected<std::unique_ptr<MpiCluster>> create();
-  /// Rank 0: stops the evaluating ranks and waits for each to answer (a
-  /// rank silent for the last dispatch's silence limit is dead). Then
-  /// finalizes MPI, or, when a rank died, ends the job with MPI_Abort and
-  /// exit status 0: Open MPI can wait forever in MPI_Finalize for a dead
-  /// rank.
+  /// Rank 0: releases the evaluating ranks (see releaseServers) unless
+  /// nothing was dispatched since the last release. Then finalizes MPI, or,
+  /// when a rank died, ends the job with MPI_Abort and exit status 0: Open MPI
+  /// can wait forever in MPI_Finalize for a dead rank.
   ~MpiCluster();
+
+  /// Rank 0: tells every evaluating rank to stop serving (serve returns
+  /// true) and waits for each to answer; a rank silent for the last
+  /// dispatch's silence limit is dead. Every rank gets exactly one stop per
+  /// release, so the ranks can go on to serve the next problem of the job
+  /// in step with rank 0: call it once per problem. Does nothing on other
+  /// ranks.
+  void releaseServers();
   MpiCluster(const MpiCluster &) = delete;
   MpiCluster &operator=(const MpiCluster &) = delete;
 
