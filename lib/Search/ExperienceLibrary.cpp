@@ -347,17 +347,6 @@ llvm::Error ExperienceLibrary::recordBest(const ProblemFeatures &features,
   std::string featuresText, scheduleText;
   llvm::raw_string_ostream(featuresText) << features.toJSON();
   llvm::raw_string_ostream(scheduleText) << toJSON(schedule);
-  return storeBest(features.signature(), evaluator, features.problem,
-                   featuresText, scheduleText, seconds, speedup, run);
-}
-
-llvm::Error ExperienceLibrary::storeBest(llvm::StringRef signature,
-                                         llvm::StringRef evaluator,
-                                         llvm::StringRef problem,
-                                         llvm::StringRef featuresText,
-                                         llvm::StringRef scheduleText,
-                                         double seconds, double speedup,
-                                         llvm::StringRef run) {
   Transaction transaction(*db);
   if (llvm::Error error = transaction.begin())
     return error;
@@ -371,8 +360,8 @@ llvm::Error ExperienceLibrary::storeBest(llvm::StringRef signature,
       schedule=excluded.schedule, seconds=excluded.seconds,
       speedup=excluded.speedup, run=excluded.run
     WHERE excluded.seconds < best_schedules.seconds)sql",
-      {signature.str(), evaluator.str(), problem.str(), featuresText.str(),
-       scheduleText.str(), seconds, speedup, run.str()});
+      {features.signature(), evaluator.str(), features.problem, featuresText,
+       scheduleText, seconds, speedup, run.str()});
   if (!upserted)
     return upserted.takeError();
   return transaction.commit();

@@ -58,44 +58,35 @@ public:
 
   llvm::Error execute(llvm::StringRef sql) override {
     std::lock_guard<std::mutex> lock(mutex);
-    PGresult *result = PQexec(connection, sql.str().c_str());
-    llvm::Error failure = check(result);
-    PQclear(result);
-    return failure;
+    return checked(PQexec(connection, sql.str().c_str())).takeError();
   }
 
   llvm::Expected<std::vector<SqlRow>>
   query(llvm::StringRef sql, llvm::ArrayRef<SqlValue> parameters) override {
     std::lock_guard<std::mutex> lock(mutex);
-    PGresult *result = run(sql, parameters);
-    if (llvm::Error failure = check(result)) {
-      PQclear(result);
-      return std::move(failure);
-    }
+    llvm::Expected<Result> result = checked(run(sql, parameters));
+    if (!result)
+      return result.takeError();
+    PGresult *rowsOf = result->get();
     std::vector<SqlRow> rows;
-    for (int row = 0, e = PQntuples(result); row < e; ++row) {
+    for (int row = 0, e = PQntuples(rowsOf); row < e; ++row) {
       SqlRow values;
-      for (int column = 0, n = PQnfields(result); column < n; ++column)
-        values.columns.push_back(PQgetisnull(result, row, column)
+      for (int column = 0, n = PQnfields(rowsOf); column < n; ++column)
+        values.columns.push_back(PQgetisnull(rowsOf, row, column)
                                      ? ""
-                                     : PQgetvalue(result, row, column));
+                                     : PQgetvalue(rowsOf, row, column));
       rows.push_back(std::move(values));
     }
-    PQclear(result);
     return rows;
   }
 
   llvm::Expected<int64_t> change(llvm::StringRef sql,
                                  llvm::ArrayRef<SqlValue> parameters) override {
     std::lock_guard<std::mutex> lock(mutex);
-    PGresult *result = run(sql, parameters);
-    if (llvm::Error failure = check(result)) {
-      PQclear(result);
-      return std::move(failure);
-    }
-    int64_t changed = std::strtoll(PQcmdTuples(result), nullptr, 10);
-    PQclear(result);
-    return changed;
+    llvm::Expected<Result> result = checked(run(sql, parameters));
+    if (!result)
+      return result.takeError();
+    return std::strtoll(PQcmdTuples(result->get()), nullptr, 10);
   }
 
   // READ COMMITTED: each statement sees what writers committed before
@@ -152,12 +143,17 @@ private:
                         /*paramFormats=*/nullptr, /*resultFormat=*/0);
   }
 
-  llvm::Error check(PGresult *result) const {
-    ExecStatusType status = PQresultStatus(result);
+  /// A result, cleared when it goes out of scope.
+  using Result = std::unique_ptr<PGresult, void (*)(PGresult *)>;
+
+  /// `raw` when its statement succeeded; its error otherwise.
+  llvm::Expected<Result> checked(PGresult *raw) const {
+    Result result(raw, PQclear);
+    ExecStatusType status = PQresultStatus(raw);
     if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK)
-      return llvm::Error::success();
+      return std::move(result);
     llvm::StringRef message =
-        result ? PQresultErrorMessage(result) : PQerrorMessage(connection);
+        raw ? PQresultErrorMessage(raw) : PQerrorMessage(connection);
     return error(oneLine(message));
   }
 

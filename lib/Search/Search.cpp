@@ -422,13 +422,15 @@ std::optional<Schedule> kf::adaptGenome(const Schedule &genome,
     if (genome.splitFactors.size() != base->splittable.size())
       return std::nullopt;
     for (auto [factor, shape] :
-         llvm::zip_equal(genome.splitFactors, base->splittable))
-      adapted.splitFactors.push_back(
-          factor > 0 && shape.reductionLoops == 1
-              ? (parallelSplitFactor(shape)
-                     ? parallelSplitFactor(shape)
-                     : largestSplitFactor(shape.innerReductionSize, factor))
-              : 0);
+         llvm::zip_equal(genome.splitFactors, base->splittable)) {
+      int64_t fitted = 0;
+      if (factor > 0 && shape.reductionLoops == 1) {
+        fitted = parallelSplitFactor(shape);
+        if (!fitted)
+          fitted = largestSplitFactor(shape.innerReductionSize, factor);
+      }
+      adapted.splitFactors.push_back(fitted);
+    }
   }
   std::optional<Restructured> after = restructure(adapted);
   if (!after || after->shapes.size() != genome.ops.size())

@@ -1236,6 +1236,21 @@ kf::DiagnosisSummary summarizeDiagnosis(const kf::CompiledCandidate &compiled) {
 /// kf-evolve search: the evolutionary loop (lib/Search) with a GPU or
 /// cost-model evaluator, weighted and seeded by the experience library;
 /// writes the best schedule, its PTX, result.json and the report.
+#ifdef KF_ENABLE_MPI
+/// The job's ranks, created by the first search that needs them and kept
+/// for the next problems of the job.
+Expected<kf::MpiCluster *> jobCluster() {
+  if (!mpiCluster) {
+    Expected<std::unique_ptr<kf::MpiCluster>> created =
+        kf::MpiCluster::create();
+    if (!created)
+      return created.takeError();
+    mpiCluster = std::move(*created);
+  }
+  return mpiCluster.get();
+}
+#endif
+
 int runSearchCommand(MLIRContext &context, const char *argv0) {
   SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
@@ -1335,17 +1350,12 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   // --mpi: rank 0 drives the search and evaluates nothing itself; every
   // other rank evaluates (compiles, checks, measures) what it is sent.
 #ifdef KF_ENABLE_MPI
-  // The job's ranks outlive one problem (several problems in one job).
   kf::MpiCluster *cluster = nullptr;
   if (useMpi) {
-    if (!mpiCluster) {
-      Expected<std::unique_ptr<kf::MpiCluster>> created =
-          kf::MpiCluster::create();
-      if (!created)
-        return fail(toString(created.takeError()));
-      mpiCluster = std::move(*created);
-    }
-    cluster = mpiCluster.get();
+    Expected<kf::MpiCluster *> job = jobCluster();
+    if (!job)
+      return fail(toString(job.takeError()));
+    cluster = *job;
   }
   // Per problem, rank 0 releases the others once and each of them serves
   // once, whatever happens on the way, so that all go on to the next
@@ -2189,14 +2199,12 @@ int runSeveralSearches(MLIRContext &context, const char *argv0) {
   }
   bool sayProblems = true;
 #ifdef KF_ENABLE_MPI
-  if (useMpi && !mpiCluster) {
-    Expected<std::unique_ptr<kf::MpiCluster>> created =
-        kf::MpiCluster::create();
-    if (!created)
-      return fail(toString(created.takeError()));
-    mpiCluster = std::move(*created);
+  if (useMpi) {
+    Expected<kf::MpiCluster *> job = jobCluster();
+    if (!job)
+      return fail(toString(job.takeError()));
+    sayProblems = (*job)->rank() == 0;
   }
-  sayProblems = !mpiCluster || mpiCluster->rank() == 0;
 #endif
   std::string base = outputDir;
   int status = 0;
@@ -2211,10 +2219,32 @@ int runSeveralSearches(MLIRContext &context, const char *argv0) {
     if (runSearchCommand(context, argv0) != 0)
       status = 1;
   }
-#ifdef KF_ENABLE_MPI
-  mpiCluster.reset();
-#endif
   return status;
+}
+
+/// The search subcommand (also the main job): one problem, several, or a
+/// CUDA kernel to evolve.
+int runSearches(MLIRContext &context, const char *argv0) {
+  if (!moreProblemPaths.empty())
+    return runSeveralSearches(context, argv0);
+  // kf-evolve kernel.cu --problem p.mlir: the CUDA kernel is the
+  // candidate to evolve, the problem says what it must compute.
+  if (StringRef(problemPath).ends_with(".cu")) {
+    // Without --problem, the launch plan describes the problem and the
+    // kernel as written is the reference (loadPlanProblem says what is
+    // missing otherwise).
+    if (launchPlanPath.empty())
+      return fail(problemPath + " is CUDA: give its launch plan with "
+                                "--launch plan.json, and the problem it "
+                                "solves with --problem p.mlir or in the "
+                                "plan's \"problem\" section");
+    cudaPaths.push_back(problemPath);
+    problemPath.setValue(cudaProblemPath);
+    return runSearchCommand(context, argv0);
+  }
+  if (!cudaProblemPath.empty())
+    return fail("--problem goes with a .cu file in place of the problem");
+  return runSearchCommand(context, argv0);
 }
 
 /// kf-evolve library: the experience library as JSON, after an integrity
@@ -2304,34 +2334,13 @@ int main(int argc, char **argv) {
                ? fail("eval needs a problem file")
                : runEval(context, argv[0]);
   if (searchCommand) {
-    // kf-evolve kernel.cu --problem p.mlir: the CUDA kernel is the
-    // candidate to evolve, the problem says what it must compute.
-    if (StringRef(problemPath).ends_with(".cu")) {
-      // Without --problem, the launch plan describes the problem and the
-      // kernel as written is the reference (loadPlanProblem says what is
-      // missing otherwise).
-      if (launchPlanPath.empty())
-        return fail(problemPath + " is CUDA: give its launch plan with "
-                                  "--launch plan.json, and the problem it "
-                                  "solves with --problem p.mlir or in the "
-                                  "plan's \"problem\" section");
-      cudaPaths.push_back(problemPath);
-      problemPath.setValue(cudaProblemPath);
-      return runSearchCommand(context, argv[0]);
-    }
-    if (!cudaProblemPath.empty()) {
-      return fail("--problem goes with a .cu file in place of the problem");
-    }
     if (problemPath.empty() && !planProblem)
       return fail("search needs a problem file");
-    if (moreProblemPaths.empty()) {
-      int status = runSearchCommand(context, argv[0]);
+    int status = runSearches(context, argv[0]);
 #ifdef KF_ENABLE_MPI
-      mpiCluster.reset(); // MPI ends here, not among static destructors
+    mpiCluster.reset(); // MPI ends here, not among static destructors
 #endif
-      return status;
-    }
-    return runSeveralSearches(context, argv[0]);
+    return status;
   }
   if (checkReferenceCommand)
     return problemPath.empty() ? fail("check-reference needs a problem file")

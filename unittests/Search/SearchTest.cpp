@@ -69,8 +69,11 @@ std::optional<Restructured> restructure(const Schedule &genome) {
   return result;
 }
 
+/// `beforeEvaluate` runs before each batch is evaluated (e.g. to let time
+/// pass).
 SearchResult runSynthetic(const SearchOptions &options,
-                          ActionWeightFn weight = {}) {
+                          ActionWeightFn weight = {},
+                          std::function<void()> beforeEvaluate = {}) {
   // The genome travels as its description, standing in for a script.
   std::map<std::string, Schedule> byScript;
   RenderFn render = [&](const Schedule &genome) -> std::optional<std::string> {
@@ -79,6 +82,8 @@ SearchResult runSynthetic(const SearchOptions &options,
     return text;
   };
   EvaluateFn evaluate = [&](llvm::ArrayRef<CandidateSource> candidates) {
+    if (beforeEvaluate)
+      beforeEvaluate();
     std::vector<Outcome> outcomes;
     for (const CandidateSource &candidate : candidates)
       outcomes.push_back(syntheticTime(byScript.at(candidate.text)));
@@ -288,24 +293,12 @@ TEST(Search, ATimeBudgetSpentOnTheBaselineStartsNoSeed) {
   options.budgetEvals = 10;
   options.budgetSeconds = 0.05;
   options.seeds = {{"from-library", seeded}};
-  std::map<std::string, Schedule> byScript;
-  RenderFn render = [&](const Schedule &genome) -> std::optional<std::string> {
-    std::string text = describeGenome(genome);
-    byScript[text] = genome;
-    return text;
-  };
   bool first = true;
-  EvaluateFn evaluate = [&](llvm::ArrayRef<CandidateSource> candidates) {
+  SearchResult result = runSynthetic(options, {}, [&] {
     if (first) // the baseline outlasts the whole budget
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
     first = false;
-    std::vector<Outcome> outcomes;
-    for (const CandidateSource &candidate : candidates)
-      outcomes.push_back(syntheticTime(byScript.at(candidate.text)));
-    return outcomes;
-  };
-  SearchResult result = runSearch(
-      defaultGenome(), {render, evaluate, restructure, {}, {}}, options);
+  });
   EXPECT_EQ(result.candidates.size(), 1u);
   EXPECT_EQ(result.stopReason, "time");
 }

@@ -138,10 +138,6 @@ public:
 private:
   explicit ExperienceLibrary(std::unique_ptr<LibraryDatabase> db);
   llvm::Error seedKnowledge();
-  llvm::Error storeBest(llvm::StringRef signature, llvm::StringRef evaluator,
-                        llvm::StringRef problem, llvm::StringRef featuresText,
-                        llvm::StringRef scheduleText, double seconds,
-                        double speedup, llvm::StringRef run);
 
   std::unique_ptr<LibraryDatabase> db;
 };
