@@ -112,6 +112,8 @@ void kf::buildDeviceLoweringPipeline(OpPassManager &pm,
   gpuPM.addPass(createLowerAffinePass());
   gpuPM.addPass(createCanonicalizerPass());
   gpuPM.addPass(kf::createKFAnnotateVectorAlignment());
+  if (options.contract)
+    gpuPM.addPass(kf::createKFContractFloatOps());
   // Vector ops the NVVM conversion has no patterns for (multi-dimensional
   // reductions, broadcasts, shape casts) are lowered to 1-D ones here.
   gpuPM.addPass(createConvertVectorToLLVMPass());

@@ -37,6 +37,12 @@ struct LowerToPTXOptions : public mlir::PassPipelineOptions<LowerToPTXOptions> {
                      "(default: $KF_CUDA_PATH, $CUDA_HOME, $CUDA_PATH, "
                      "/usr/local/cuda, or the toolkit of ptxas on PATH)"),
       llvm::cl::init("")};
+  PassOptions::Option<bool> contract{
+      *this, "contract",
+      llvm::cl::desc("Allow fused multiply-add in kernels, as nvcc does by "
+                     "default (kf-contract-float-ops); false rounds every "
+                     "multiply and add on its own"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> serialize{
       *this, "serialize",
       llvm::cl::desc("End with gpu-module-to-binary (false: stop at the llvm + "

@@ -102,6 +102,27 @@ def KFLowerVectorOps : Pass<"kf-lower-vector-ops", "mlir::gpu::GPUModuleOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def KFContractFloatOps : Pass<"kf-contract-float-ops", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Allow fused multiply-add in kernels, as nvcc does by default";
+  let description = [{
+    Adds the `contract` fast-math flag to every float `arith` operation and
+    `vector.reduction` / `vector.contract` / `vector.multi_reduction` in the
+    kernels, so that the NVPTX backend may fuse a multiply and the add that
+    consumes it into one `fma.rn` (one rounding instead of two). Without the
+    flag, LLVM emits `mul.rn` and `add.rn`, which ptxas may not fuse: a
+    matmul or convolution then issues twice the instructions per
+    multiply-add. This is what `nvcc` does by default (`--fmad=true`) and
+    what PyTorch's kernels are built with; candidates are still checked
+    against the trusted reference under the problem's tolerance. Other
+    flags (reassociation, no-NaNs, ...) are left as they are.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect"];
+  let statistics = [
+    Statistic<"numContracted", "contracted-ops", "Float ops given the contract flag">,
+  ];
+}
+
 def KFFuseElementwise : Pass<"kf-fuse-elementwise", "mlir::func::FuncOp"> {
   let summary = "Fuse elementwise producers into all their consumers (recomputing them)";
   let description = [{
