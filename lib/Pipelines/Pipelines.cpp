@@ -79,6 +79,8 @@ void kf::buildLowerToPTXPipeline(OpPassManager &pm,
   funcPM.addPass(kf::createKFMaterializeWorkgroupMemory());
   funcPM.addPass(createCSEPass());
   funcPM.addPass(createCanonicalizerPass());
+  // After the self-copies are gone: they touch the accumulators' buffer.
+  funcPM.addPass(kf::createKFHoistAccumulators());
   funcPM.addPass(createConvertLinalgToLoopsPass());
   funcPM.addPass(kf::createKFSinkIntoLaunches());
   pm.addPass(kf::createKFCheckHostCode());
@@ -114,6 +116,7 @@ void kf::buildDeviceLoweringPipeline(OpPassManager &pm,
   gpuPM.addPass(kf::createKFAnnotateVectorAlignment());
   if (options.contract)
     gpuPM.addPass(kf::createKFContractFloatOps());
+  gpuPM.addPass(kf::createKFNumberAddressSpaces());
   // Vector ops the NVVM conversion has no patterns for (multi-dimensional
   // reductions, broadcasts, shape casts) are lowered to 1-D ones here.
   gpuPM.addPass(createConvertVectorToLLVMPass());

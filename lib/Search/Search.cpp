@@ -41,6 +41,8 @@ llvm::StringRef kf::stringifyMutationAction(MutationAction action) {
     return "collapse-reductions";
   case MutationAction::DecomposeReductions:
     return "decompose-reductions";
+  case MutationAction::StageOperands:
+    return "stage-operands";
   }
   llvm_unreachable("unknown action");
 }
@@ -51,8 +53,10 @@ llvm::StringRef kf::stringifyCandidateKind(CandidateKind kind) {
 
 llvm::ArrayRef<MutationAction> kf::actionsOf(ExpertFocus focus) {
   using A = MutationAction;
-  static const A memory[] = {A::VectorWidth, A::FuseElementwise};
-  static const A compute[] = {A::ReductionStep, A::SplitReduction};
+  static const A memory[] = {A::VectorWidth, A::FuseElementwise,
+                             A::StageOperands};
+  static const A compute[] = {A::ReductionStep, A::SplitReduction,
+                              A::StageOperands};
   static const A parallelism[] = {A::Threads, A::SplitReduction};
   static const A structure[] = {A::FuseElementwise, A::CollapseReductions,
                                 A::DecomposeReductions, A::SplitReduction};
@@ -111,6 +115,119 @@ int64_t totalThreads(const OpSchedule &op) {
   return total;
 }
 
+/// Whether staging in shared memory can pay off and be expressed for an op:
+/// a reduction long enough to tile, and two inner parallel loops wide
+/// enough for a block of register tiles (all parallel loops must be mapped,
+/// so at most three).
+bool canStage(const OpShape &shape) {
+  unsigned n = shape.parallelSizes.size();
+  return n >= 2 && n <= 3 && shape.innerReductionSize >= 32 &&
+         shape.innerReductionSize % 8 == 0 &&
+         shape.parallelSizes[n - 1] >= 32 && shape.parallelSizes[n - 2] >= 32;
+}
+
+/// The largest power of two up to `limit` that divides `size` (at least 1).
+int64_t powerOfTwoDivisor(int64_t size, int64_t limit) {
+  int64_t divisor = 1;
+  while (divisor * 2 <= limit && size % (divisor * 2) == 0)
+    divisor *= 2;
+  return divisor;
+}
+
+/// Stages `op` with blocks of about `block` x `block` outputs, `tile` x
+/// `tile` outputs per thread, reduction tiles of `stage` and inner steps of
+/// `step`, each fitted to the shape; false when the result is no staged
+/// mapping (too few threads).
+bool applyStaging(OpSchedule &op, const OpShape &shape, int64_t block,
+                  int64_t tile, int64_t stage, int64_t step) {
+  unsigned n = shape.parallelSizes.size();
+  for (unsigned p = 0; p < n; ++p) {
+    if (p + 2 < n) {
+      op.blockTile[p] = op.threads[p] = 1;
+      continue;
+    }
+    int64_t blockTile = powerOfTwoDivisor(shape.parallelSizes[p], block);
+    int64_t threadTile = std::min(tile, blockTile);
+    op.blockTile[p] = blockTile;
+    op.threads[p] = blockTile / threadTile;
+  }
+  op.vectorWidth = 1;
+  op.stageTile = powerOfTwoDivisor(shape.innerReductionSize, stage);
+  op.reductionStep = step > 0 && op.stageTile % step == 0 ? step : 0;
+  int64_t threads = totalThreads(op);
+  return op.stageTile >= 4 && threads >= 32 && threads <= 1024;
+}
+
+/// Changes one tile of a staged op; returns a description, or "".
+std::string retuneStaging(OpSchedule &op, const OpShape &shape, unsigned index,
+                          std::mt19937_64 &rng) {
+  unsigned n = shape.parallelSizes.size();
+  OpSchedule tuned = op;
+  std::string change;
+  switch (std::uniform_int_distribution<int>(0, 4)(rng)) {
+  case 0: { // the block tile of one of the two inner loops, twice or half
+    unsigned p = n - 1 - std::uniform_int_distribution<unsigned>(0, 1)(rng);
+    int64_t threadTile = op.blockTile[p] / op.threads[p];
+    int64_t blockTile = std::bernoulli_distribution(0.5)(rng)
+                            ? op.blockTile[p] * 2
+                            : op.blockTile[p] / 2;
+    if (blockTile < threadTile || shape.parallelSizes[p] % blockTile != 0)
+      return "";
+    tuned.blockTile[p] = blockTile;
+    tuned.threads[p] = blockTile / threadTile;
+    change = llvm::formatv("op{0}: staged block tile {1} on loop {2}", index,
+                           blockTile, p);
+    break;
+  }
+  case 1: { // the register tile of one of the two inner loops
+    unsigned p = n - 1 - std::uniform_int_distribution<unsigned>(0, 1)(rng);
+    int64_t threadTile = op.blockTile[p] / op.threads[p];
+    threadTile =
+        std::bernoulli_distribution(0.5)(rng) ? threadTile * 2 : threadTile / 2;
+    if (threadTile < 1 || threadTile > 8 || op.blockTile[p] % threadTile != 0)
+      return "";
+    tuned.threads[p] = op.blockTile[p] / threadTile;
+    change = llvm::formatv("op{0}: {1} outputs per thread on loop {2}", index,
+                           threadTile, p);
+    break;
+  }
+  case 2: { // the reduction tile staged at a time
+    int64_t stage = std::bernoulli_distribution(0.5)(rng) ? op.stageTile * 2
+                                                          : op.stageTile / 2;
+    if (stage < 4 || stage > 64 || shape.innerReductionSize % stage != 0)
+      return "";
+    tuned.stageTile = stage;
+    if (tuned.reductionStep > 0 && stage % tuned.reductionStep != 0)
+      tuned.reductionStep = 0;
+    change = llvm::formatv("op{0}: stage {1}", index, stage);
+    break;
+  }
+  case 3: { // the inner step
+    llvm::SmallVector<int64_t> steps;
+    for (int64_t step : {0, 2, 4, 8})
+      if (step != op.reductionStep && (step == 0 || op.stageTile % step == 0))
+        steps.push_back(step);
+    if (steps.empty())
+      return "";
+    tuned.reductionStep = pick<int64_t>(steps, rng);
+    change =
+        llvm::formatv("op{0}: staged step {1}", index, tuned.reductionStep);
+    break;
+  }
+  default: // back to one output per thread, no shared memory
+    tuned.stageTile = 0;
+    tuned.reductionStep = 0;
+    for (unsigned p = 0; p < n; ++p)
+      tuned.blockTile[p] = tuned.threads[p];
+    change = llvm::formatv("op{0}: unstaged", index);
+  }
+  int64_t threads = totalThreads(tuned);
+  if (threads < 32 || threads > 1024)
+    return "";
+  op = tuned;
+  return change;
+}
+
 /// One parameter mutation of one op; returns a description, or "" when
 /// none applies.
 std::string mutateOp(OpSchedule &op, const OpShape &shape, unsigned index,
@@ -119,7 +236,21 @@ std::string mutateOp(OpSchedule &op, const OpShape &shape, unsigned index,
   if (n == 0)
     return "";
   unsigned inner = n - 1;
+  // A staged op's tiles are tuned as a whole (each thread's tile is
+  // blockTile / threads, which the other mutations assume to be 1).
+  if (op.stageTile > 0 && action != MutationAction::StageOperands)
+    return "";
   switch (action) {
+  case MutationAction::StageOperands: {
+    if (op.stageTile > 0)
+      return retuneStaging(op, shape, index, rng);
+    if (!canStage(shape) || !applyStaging(op, shape, 64, 4, 16, 4))
+      return "";
+    return llvm::formatv("op{0}: stage inputs in shared memory, 4x4 outputs "
+                         "per thread",
+                         index)
+        .str();
+  }
   case MutationAction::VectorWidth: {
     // Vector width of the innermost loop (elementwise and reductions alike:
     // each thread then owns that many consecutive outputs).
@@ -372,6 +503,26 @@ kf::expertSeeds(const Schedule &defaultSchedule,
   Schedule vectorized = defaultSchedule;
   if (vectorize(vectorized, *plain))
     seeds.push_back({"vectorized", vectorized});
+  // Contractions: inputs staged in shared memory, register tiles per
+  // thread; a moderate and a large tiling (the classic 64x64 blocks of 4x4
+  // and 128x128 blocks of 8x8 outputs per thread).
+  for (auto [name, block, tile, stage] :
+       {std::tuple<const char *, int64_t, int64_t, int64_t>{"staged-64", 64, 4,
+                                                            16},
+        {"staged-128", 128, 8, 8}}) {
+    Schedule staged = vectorized;
+    bool any = false;
+    for (auto [op, shape] : llvm::zip_equal(staged.ops, plain->shapes)) {
+      OpSchedule tiled = op;
+      if (canStage(shape) &&
+          applyStaging(tiled, shape, block, tile, stage, 4)) {
+        op = tiled;
+        any = true;
+      }
+    }
+    if (any)
+      seeds.push_back({name, staged});
+  }
 
   Schedule split = defaultSchedule;
   split.fuseElementwise = split.collapseReductions = true;
@@ -445,6 +596,23 @@ std::optional<Schedule> kf::adaptGenome(const Schedule &genome,
     }
     if (shape.parallelSizes[n - 1] % op.vectorWidth != 0)
       op.vectorWidth = 1;
+    if (op.stageTile > 0) {
+      // Refit the staging to the new shape with the same tiles where they
+      // still divide, or drop it.
+      OpSchedule staged = op;
+      int64_t block = std::max(op.blockTile[n - 1], op.blockTile[n - 2]);
+      int64_t tile =
+          op.blockTile[n - 1] / std::max<int64_t>(1, op.threads[n - 1]);
+      if (canStage(shape) && applyStaging(staged, shape, block, tile,
+                                          op.stageTile, op.reductionStep)) {
+        op = staged;
+        continue;
+      }
+      op.stageTile = 0;
+      op.reductionStep = 0;
+      for (unsigned p = 0; p < n; ++p)
+        op.blockTile[p] = op.threads[p];
+    }
     if (op.reductionStep > 0 &&
         (shape.innerReductionSize == 0 ||
          shape.innerReductionSize % op.reductionStep != 0))
@@ -478,6 +646,8 @@ std::string kf::describeGenome(const Schedule &genome) {
       part += llvm::formatv(" vector {0}", op.vectorWidth).str();
     if (op.reductionStep > 0)
       part += llvm::formatv(" step {0}", op.reductionStep).str();
+    if (op.stageTile > 0)
+      part += llvm::formatv(" stage {0}", op.stageTile).str();
     append(part);
   }
   return text;

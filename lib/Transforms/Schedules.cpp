@@ -292,6 +292,136 @@ FailureOr<kf::Schedule> kf::buildDefaultSchedule(func::FuncOp reference) {
   return schedule;
 }
 
+namespace {
+/// What the script needs, after bufferization, of an op whose inputs are
+/// staged in shared memory.
+struct StagedOp {
+  unsigned index = 0;
+  unsigned numInputs = 0;
+  unsigned numLoops = 0;
+  /// Per loop of the op: each thread's tile (0 for reduction loops).
+  SmallVector<int64_t> threadTile;
+  SmallVector<std::string> threadMapping;
+  /// The inner step over the staged reduction tile (0: none).
+  unsigned reductionLoop = 0;
+  int64_t step = 0;
+};
+
+/// Checks a staged op's schedule and renders its block-level reduction
+/// tiling (the block forall is already rendered): the loop over the tiles
+/// of the reduction, whose op is marked for the threads' part after
+/// bufferization (renderStagedThreads).
+FailureOr<StagedOp> renderStagedTiling(llvm::raw_ostream &os, unsigned index,
+                                       ScheduledOp info,
+                                       const kf::OpSchedule &schedule) {
+  auto fail = [&]() { return info.op.emitError(); };
+  if (schedule.stageTile < 0)
+    return fail() << "the stage tile must be positive";
+  if (!info.innerReduction)
+    return fail() << "staging in shared memory needs a reduction loop to tile";
+  if (info.innerReductionSize % schedule.stageTile != 0)
+    return fail() << "the stage tile " << schedule.stageTile
+                  << " does not divide the reduction loop of "
+                  << info.innerReductionSize;
+  if (schedule.vectorWidth != 1)
+    return fail() << "a staged op computes register tiles: give it vector "
+                     "width 1";
+  int64_t step = schedule.reductionStep;
+  if (step < 0 || (step > 0 && schedule.stageTile % step != 0))
+    return fail() << "the reduction step " << step
+                  << " must divide the stage tile " << schedule.stageTile;
+  StagedOp staged;
+  staged.index = index;
+  staged.numInputs = info.op.getNumDpsInputs();
+  staged.numLoops = info.numLoops;
+  staged.reductionLoop = *info.innerReduction;
+  staged.step = step;
+  staged.threadTile.assign(info.numLoops, 0);
+  unsigned numParallel = info.parallelSizes.size();
+  int64_t perThread = 1;
+  unsigned threadPosition = 0;
+  for (int p = numParallel - 1; p >= 0; --p) {
+    int64_t size = info.parallelSizes[p], tile = schedule.blockTile[p];
+    int64_t threads = schedule.threads[p];
+    if (tile == 0 || threads == 0)
+      return fail() << "a staged op needs every parallel loop tiled over "
+                       "blocks and mapped to threads";
+    if (size % tile != 0 || tile % threads != 0)
+      return fail() << "a staged op needs block tiles that divide their loops "
+                       "and thread counts that divide the tiles: "
+                    << tile << " of " << size << " over " << threads
+                    << " threads";
+    staged.threadTile[info.parallelLoops[p]] = tile / threads;
+    perThread *= tile / threads;
+    staged.threadMapping.push_back(mappingName("thread", threadPosition++));
+  }
+  std::reverse(staged.threadMapping.begin(), staged.threadMapping.end());
+  perThread *= info.reductionIterations / info.innerReductionSize *
+               (step > 0 ? step : schedule.stageTile);
+  constexpr int64_t kMaxVectorElements = 256;
+  if (perThread > kMaxVectorElements)
+    return fail() << "a staged thread tile of " << perThread
+                  << " elements per step is too large (at most "
+                  << kMaxVectorElements
+                  << "): use more threads or a smaller reduction step";
+  SmallVector<int64_t> stageTile(info.numLoops, 0);
+  stageTile[*info.innerReduction] = schedule.stageTile;
+  os << llvm::formatv(
+      "    %stage{0}, %stageloop{0} = transform.structured.tile_using_for "
+      "%block{0} tile_sizes [{1}] : (!transform.any_op) -> (!transform.any_op, "
+      "!transform.any_op)\n"
+      "    transform.annotate %stage{0} \"kf.staged{0}\" : !transform.any_op\n",
+      index, llvm::interleaved(stageTile));
+  return staged;
+}
+
+/// After bufferization: promotes each staged op's input tiles to workgroup
+/// memory (kf-materialize-workgroup-memory then distributes the copies
+/// over the block), tiles the promoted op over threads and vectorizes each
+/// thread's part.
+void renderStagedThreads(llvm::raw_ostream &os, ArrayRef<StagedOp> stagedOps) {
+  if (stagedOps.empty())
+    return;
+  for (const StagedOp &staged : stagedOps) {
+    unsigned i = staged.index;
+    os << llvm::formatv(
+        "    %staged{0} = transform.structured.match attributes{{kf.staged{0}} "
+        "in %func : (!transform.any_op) -> !transform.any_op\n"
+        "    %promoted{0} = transform.structured.promote %staged{0} "
+        "{{operands_to_promote = [{1}], mapping = "
+        "[#gpu.memory_space<workgroup>]} : (!transform.any_op) -> "
+        "!transform.any_op\n"
+        "    %sthread{0}, %stforall{0} = "
+        "transform.structured.tile_using_forall "
+        "%promoted{0} tile_sizes [{2}] (mapping = [{3}]) : (!transform.any_op) "
+        "-> (!transform.any_op, !transform.any_op)\n",
+        i, llvm::interleaved(llvm::seq<unsigned>(0, staged.numInputs)),
+        llvm::interleaved(staged.threadTile),
+        llvm::interleaved(staged.threadMapping));
+    if (staged.step > 0) {
+      SmallVector<int64_t> stepTile(staged.numLoops, 0);
+      stepTile[staged.reductionLoop] = staged.step;
+      os << llvm::formatv(
+          "    %sstep{0}, %ssteploop{0} = transform.structured.tile_using_for "
+          "%sthread{0} tile_sizes [{1}] : (!transform.any_op) -> "
+          "(!transform.any_op, !transform.any_op)\n",
+          i, llvm::interleaved(stepTile));
+    }
+    os << llvm::formatv(
+        "    transform.structured.vectorize %{0}{1} : !transform.any_op\n",
+        staged.step > 0 ? "sstep" : "sthread", i);
+  }
+  // Rows padded by 4 elements: 16-byte vector reads stay aligned, and rows
+  // 4 apart start in different banks. Only workgroup allocations read it.
+  os << "    %wgallocs = transform.structured.match ops{[\"memref.alloc\"]} "
+        "in %func : (!transform.any_op) -> !transform.any_op\n"
+        "    %wgpadding = transform.param.constant 4 : i64 -> "
+        "!transform.param<i64>\n"
+        "    transform.annotate %wgallocs \"kf.workgroup_padding\" = "
+        "%wgpadding : !transform.any_op, !transform.param<i64>\n";
+}
+} // namespace
+
 FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
                                           const Schedule &schedule) {
   FailureOr<AppliedStructure> applied = applyStructure(reference, schedule);
@@ -327,6 +457,7 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
   os << ")\n";
 
   SmallVector<SmallVector<int64_t, 3>> blockDims;
+  SmallVector<StagedOp> stagedOps;
   bool vectorize = false;
   for (auto [index, info, opSchedule] : llvm::enumerate(*ops, schedule.ops)) {
     unsigned numParallel = info.parallelSizes.size();
@@ -386,6 +517,14 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
         "(!transform.any_op, !transform.any_op)\n",
         index, llvm::interleaved(blockTileSizes),
         llvm::interleaved(blockMapping));
+    if (opSchedule.stageTile != 0) {
+      FailureOr<StagedOp> staged =
+          renderStagedTiling(os, index, info, opSchedule);
+      if (failed(staged))
+        return failure();
+      stagedOps.push_back(*staged);
+      continue;
+    }
     bool staticThreadTiles =
         opSchedule.vectorWidth > 1 || opSchedule.reductionStep > 0;
     if (opSchedule.vectorWidth < 1 || opSchedule.reductionStep < 0)
@@ -510,6 +649,7 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
           "transform.apply_patterns.vector.transfer_permutation_patterns\n"
           "      transform.apply_patterns.canonicalization\n"
           "    } : !transform.any_op\n";
+  renderStagedThreads(os, stagedOps);
   os << "    %foralls = transform.structured.match ops{[\"scf.forall\"]} in "
         "%func : (!transform.any_op) -> !transform.any_op\n";
   // match walks in post-order: each op's thread forall comes before the
@@ -527,9 +667,16 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
                         "!transform.any_op\n",
                         i);
     os << llvm::formatv(
-        "    transform.gpu.map_nested_forall_to_threads %launch{0} "
-        "block_dims = [{1}] : (!transform.any_op) -> !transform.any_op\n",
+        "    %mapped{0} = transform.gpu.map_nested_forall_to_threads "
+        "%launch{0} block_dims = [{1}] : (!transform.any_op) -> "
+        "!transform.any_op\n",
         i, llvm::interleaved(blockDims[i]));
+    // kf-hoist-accumulators keeps a staged op's outputs in registers.
+    if (llvm::any_of(stagedOps,
+                     [&](const StagedOp &staged) { return staged.index == i; }))
+      os << llvm::formatv("    transform.annotate %mapped{0} "
+                          "\"kf.hoist_accumulators\" : !transform.any_op\n",
+                          i);
   }
   os << "    transform.yield\n  }\n}\n";
   return text;
@@ -562,7 +709,8 @@ llvm::json::Value kf::toJSON(const Schedule &schedule) {
     ops.push_back(llvm::json::Object{{"block", toArray(op.blockTile)},
                                      {"threads", toArray(op.threads)},
                                      {"vector", op.vectorWidth},
-                                     {"step", op.reductionStep}});
+                                     {"step", op.reductionStep},
+                                     {"stage", op.stageTile}});
   return llvm::json::Object{{"fuse", schedule.fuseElementwise},
                             {"collapse", schedule.collapseReductions},
                             {"decompose", schedule.decomposeReductions},
@@ -592,7 +740,9 @@ bool kf::fromJSON(const llvm::json::Value &value, Schedule &schedule,
     if (!opMapper || !mapSizes(opValue, "block", op.blockTile, opPath) ||
         !mapSizes(opValue, "threads", op.threads, opPath) ||
         !opMapper.map("vector", op.vectorWidth) ||
-        !opMapper.map("step", op.reductionStep))
+        !opMapper.map("step", op.reductionStep) ||
+        // Absent in schedules stored before the gene existed.
+        !opMapper.mapOptional("stage", op.stageTile))
       return false;
     schedule.ops.push_back(std::move(op));
   }

@@ -314,6 +314,80 @@ TEST_F(ScheduleGenomeTest, VectorWidthMustTileTheBlockExactly) {
       << diagnostic;
 }
 
+constexpr const char *kMatmul = R"mlir(
+  kf.problem @mm reference(@mm_ref) tolerance(<atol = 1.0e-4, rtol = 1.0e-4>)
+  func.func @mm_ref(%a: tensor<128x64xf32>, %b: tensor<64x256xf32>) -> tensor<128x256xf32> {
+    %zero = arith.constant 0.0 : f32
+    %init = tensor.empty() : tensor<128x256xf32>
+    %acc = linalg.fill ins(%zero : f32) outs(%init : tensor<128x256xf32>) -> tensor<128x256xf32>
+    %c = linalg.matmul ins(%a, %b : tensor<128x64xf32>, tensor<64x256xf32>)
+                       outs(%acc : tensor<128x256xf32>) -> tensor<128x256xf32>
+    return %c : tensor<128x256xf32>
+  }
+)mlir";
+
+/// The fill's default mapping and a matmul staged in shared memory: 64x64
+/// outputs per block, 16x16 threads with 4x4 outputs each, the reduction in
+/// tiles of 16 and steps of 4.
+kf::Schedule stagedMatmul(int64_t stage) {
+  kf::Schedule schedule;
+  kf::OpSchedule fill;
+  fill.blockTile = {4, 64};
+  fill.threads = {4, 64};
+  schedule.ops.push_back(fill);
+  kf::OpSchedule matmul;
+  matmul.blockTile = {64, 64};
+  matmul.threads = {16, 16};
+  matmul.stageTile = stage;
+  matmul.reductionStep = 4;
+  schedule.ops.push_back(matmul);
+  return schedule;
+}
+
+TEST_F(ScheduleGenomeTest, StagedMatmulReadsSharedMemoryAndWritesOnce) {
+  OwningOpRef<ModuleOp> problem =
+      parseSourceString<ModuleOp>(kMatmul, &context);
+  ASSERT_TRUE(problem);
+  FailureOr<kf::CompiledCandidate> compiled =
+      compileWith(*problem, stagedMatmul(16));
+  ASSERT_TRUE(succeeded(compiled));
+  std::string ptx = ptxOf(*compiled);
+  size_t matmulKernel = ptx.find(".entry mm_ref_kernel_0");
+  ASSERT_NE(matmulKernel, std::string::npos) << ptx;
+  std::string kernel = ptx.substr(matmulKernel);
+  // Tiles come from shared memory, four elements at a time, between
+  // barriers; multiplies and adds fuse.
+  EXPECT_NE(kernel.find(".shared"), std::string::npos);
+  EXPECT_NE(kernel.find("ld.shared.v4"), std::string::npos);
+  EXPECT_NE(kernel.find("bar.sync"), std::string::npos);
+  EXPECT_NE(kernel.find("fma.rn.f32"), std::string::npos);
+  // Each thread's 4x4 outputs stay in registers across all tiles: written
+  // once, after the loops (kf-hoist-accumulators), not once per tile.
+  size_t stores = 0;
+  for (size_t at = kernel.find("st.global"); at != std::string::npos;
+       at = kernel.find("st.global", at + 1))
+    ++stores;
+  EXPECT_EQ(stores, 16u) << kernel;
+  EXPECT_EQ(compiled->plan.steps.back().block[0], 16);
+  EXPECT_EQ(compiled->plan.steps.back().block[1], 16);
+}
+
+TEST_F(ScheduleGenomeTest, StageTileMustDivideTheReduction) {
+  OwningOpRef<ModuleOp> problem =
+      parseSourceString<ModuleOp>(kMatmul, &context);
+  ASSERT_TRUE(problem);
+  std::string diagnostic;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+    diagnostic = d.str();
+    return success();
+  });
+  EXPECT_TRUE(failed(compileWith(*problem, stagedMatmul(24))));
+  EXPECT_NE(diagnostic.find("the stage tile 24 does not divide the reduction "
+                            "loop of 64"),
+            std::string::npos)
+      << diagnostic;
+}
+
 constexpr const char *kRowSum = R"mlir(
   kf.problem @row_sum reference(@row_sum_ref) tolerance(<atol = 1.0e-4, rtol = 1.0e-5>)
   func.func @row_sum_ref(%x: tensor<64x256xf32>) -> tensor<64xf32> {

@@ -51,6 +51,9 @@ enum class MutationAction {
   CollapseReductions,
   /// Decompose reductions over several loops, or undo it.
   DecomposeReductions,
+  /// Stage an op's input tiles in shared memory with a register tile per
+  /// thread, or change its tiles (block, thread, reduction stage, step).
+  StageOperands,
 };
 llvm::StringRef stringifyMutationAction(MutationAction action);
 /// The actions an expert of `focus` chooses among.

@@ -73,6 +73,35 @@ def KFMaterializeWorkgroupMemory
   ];
 }
 
+def KFHoistAccumulators
+    : Pass<"kf-hoist-accumulators", "mlir::func::FuncOp"> {
+  let summary = "Keep a thread's accumulators in registers across the loops of a staged kernel";
+  let description = [{
+    A schedule that stages operand tiles in shared memory tiles the
+    reduction loop at the block level, outside the threads; after mapping to
+    threads, each thread's loop body reads its output tile, accumulates into
+    it and writes it back on every iteration, through global memory. In each
+    `gpu.launch` marked `kf.hoist_accumulators`, this pass moves every
+    `vector.transfer_read` / `vector.transfer_write` pair of the same
+    location out of the `scf.for` loops around it (innermost first): the
+    value is read once before the loop, carried as an iteration argument
+    and written once after it.
+
+    A pair is hoisted when the buffer, indices and vector type are the same
+    and defined outside the loop, the loop runs at least once (constant
+    bounds), and no other operation in the loop touches the buffer the
+    location belongs to (followed through views to its function argument or
+    allocation; distinct arguments and allocations are distinct buffers, as
+    kf's runtime allocates them). Barriers are allowed: the location is the
+    thread's own. Operations with unknown memory effects stop the hoisting.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+  let statistics = [
+    Statistic<"numHoisted", "hoisted-pairs", "Read/write pairs moved out of a loop">,
+  ];
+}
+
 def KFSinkIntoLaunches : Pass<"kf-sink-into-launches", "mlir::func::FuncOp"> {
   let summary = "Move constants and index computations used by a launch into it";
   let description = [{
@@ -121,6 +150,20 @@ def KFContractFloatOps : Pass<"kf-contract-float-ops", "mlir::gpu::GPUModuleOp">
   let statistics = [
     Statistic<"numContracted", "contracted-ops", "Float ops given the contract flag">,
   ];
+}
+
+def KFNumberAddressSpaces
+    : Pass<"kf-number-address-spaces", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Replace #gpu.address_space attributes in kernels by NVVM's numbers";
+  let description = [{
+    Memrefs in shared memory carry `#gpu.address_space<workgroup>`, which
+    only convert-gpu-to-nvvm knows how to lower. Vector accesses to shared
+    memory (a staged schedule's reads of its tiles) are converted earlier,
+    by convert-vector-to-llvm, which then fails. This pass rewrites every
+    type and attribute in the kernels to NVVM's numbering (global 1,
+    workgroup 3, private 0), the one convert-gpu-to-nvvm uses, which every conversion understands.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
 def KFFuseElementwise : Pass<"kf-fuse-elementwise", "mlir::func::FuncOp"> {

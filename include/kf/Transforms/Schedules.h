@@ -43,6 +43,17 @@ struct OpSchedule {
   /// through memory each iteration. Needs static per-thread tiles: block
   /// tiles dividing their loops and thread counts dividing the tiles.
   int64_t reductionStep = 0;
+  /// When > 0, the op's innermost reduction loop is tiled by this many
+  /// iterations at the block level, and each tile of every input is copied
+  /// into shared memory by the whole block (rows padded by 4 elements
+  /// against bank conflicts) before its threads compute from it, with each
+  /// thread's outputs kept in registers across the tiles. Each thread then
+  /// computes blockTile / threads consecutive elements of every parallel
+  /// loop (the register tile); a reductionStep, when given, divides this
+  /// and is the inner step over which the thread's tile is vectorized.
+  /// Needs every parallel loop tiled and mapped to threads, and vectorWidth
+  /// 1. What makes a matmul reuse its operands from shared memory.
+  int64_t stageTile = 0;
 };
 
 /// The schedule of a whole reference function. Its structure genes first
@@ -126,7 +137,8 @@ mlir::FailureOr<std::string> renderSchedule(mlir::func::FuncOp reference,
 /// A schedule as JSON (what the experience library stores and reuses):
 /// {"fuse": bool, "collapse": bool, "decompose": bool (optional, false),
 /// "splits": [int], "ops": [{"block":
-/// [int], "threads": [int], "vector": int, "step": int}]}.
+/// [int], "threads": [int], "vector": int, "step": int, "stage": int
+/// (optional, 0)}]}.
 llvm::json::Value toJSON(const Schedule &schedule);
 bool fromJSON(const llvm::json::Value &value, Schedule &schedule,
               llvm::json::Path path);

@@ -1,0 +1,141 @@
+//===- HoistAccumulators.cpp - Accumulators in registers across loops -----===//
+
+#include "kf/Transforms/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
+
+namespace kf {
+#define GEN_PASS_DEF_KFHOISTACCUMULATORS
+#include "kf/Transforms/Passes.h.inc"
+} // namespace kf
+
+using namespace mlir;
+
+namespace {
+
+/// The function argument or allocation a memref is a view of.
+Value bufferOf(Value memref) {
+  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
+    memref = view.getViewSource();
+  return memref;
+}
+
+/// Whether `op` (or anything nested in it) may touch `buffer`, other than
+/// through `read` and `write`.
+bool touchesBuffer(Operation *op, Value buffer, Operation *read,
+                   Operation *write) {
+  WalkResult result = op->walk([&](Operation *nested) {
+    if (nested == read || nested == write || isa<gpu::BarrierOp>(nested))
+      return WalkResult::advance();
+    if (nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+      return WalkResult::advance();
+    auto effects = dyn_cast<MemoryEffectOpInterface>(nested);
+    if (!effects)
+      return WalkResult::interrupt();
+    SmallVector<MemoryEffects::EffectInstance> instances;
+    effects.getEffects(instances);
+    for (const MemoryEffects::EffectInstance &effect : instances) {
+      Value value = effect.getValue();
+      // An effect on no particular value may touch anything.
+      if (!value || bufferOf(value) == buffer)
+        return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}
+
+bool runsAtLeastOnce(scf::ForOp loop) {
+  std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound());
+  std::optional<int64_t> upper = getConstantIntValue(loop.getUpperBound());
+  return lower && upper && *lower < *upper;
+}
+
+/// The transfer_write in `loop`'s body that stores to the location
+/// `read` loads from, if any.
+vector::TransferWriteOp matchingWrite(scf::ForOp loop,
+                                      vector::TransferReadOp read) {
+  for (auto write : loop.getBody()->getOps<vector::TransferWriteOp>())
+    if (write.getBase() == read.getBase() &&
+        write.getIndices() == read.getIndices() &&
+        write.getVectorType() == read.getVectorType() &&
+        write.getPermutationMap() == read.getPermutationMap() &&
+        write.getInBounds() == read.getInBounds() && !write.getMask() &&
+        read->isBeforeInBlock(write))
+      return write;
+  return nullptr;
+}
+
+/// Hoists one pair out of `loop`; returns whether it did.
+bool hoistOnePair(RewriterBase &rewriter, scf::ForOp loop) {
+  if (!runsAtLeastOnce(loop))
+    return false;
+  for (auto read : loop.getBody()->getOps<vector::TransferReadOp>()) {
+    if (read.getMask() || !isa<MemRefType>(read.getBase().getType()) ||
+        !llvm::all_of(read->getOperands(), [&](Value operand) {
+          return loop.isDefinedOutsideOfLoop(operand);
+        }))
+      continue;
+    vector::TransferWriteOp write = matchingWrite(loop, read);
+    if (!write || touchesBuffer(loop, bufferOf(read.getBase()), read, write))
+      continue;
+    rewriter.moveOpBefore(read, loop);
+    FailureOr<LoopLikeOpInterface> hoisted =
+        cast<LoopLikeOpInterface>(loop.getOperation())
+            .replaceWithAdditionalYields(
+                rewriter, read.getResult(),
+                /*replaceInitOperandUsesInLoop=*/true,
+                [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
+                  return SmallVector<Value>{write.getVector()};
+                });
+    if (failed(hoisted))
+      return false;
+    auto newLoop = cast<scf::ForOp>(hoisted->getOperation());
+    rewriter.moveOpAfter(write, newLoop);
+    rewriter.modifyOpInPlace(write, [&] {
+      write.getValueToStoreMutable().assign(newLoop.getResults().back());
+    });
+    return true;
+  }
+  return false;
+}
+
+struct KFHoistAccumulatorsPass
+    : kf::impl::KFHoistAccumulatorsBase<KFHoistAccumulatorsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    getOperation().walk([&](gpu::LaunchOp launch) {
+      if (!launch->hasAttr("kf.hoist_accumulators"))
+        return;
+      // Loops are replaced as pairs leave them: collect afresh each round.
+      // Post-order visits inner loops first, so a pair leaves a nest one
+      // loop per round.
+      bool changed = true;
+      while (changed) {
+        changed = false;
+        SmallVector<scf::ForOp> loops;
+        launch.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+        // Views and index computations of the location are often computed
+        // inside the loop; they must be outside for the pair to be.
+        for (scf::ForOp loop : loops)
+          moveLoopInvariantCode(cast<LoopLikeOpInterface>(loop.getOperation()));
+        for (scf::ForOp loop : loops)
+          if (hoistOnePair(rewriter, loop)) {
+            ++numHoisted;
+            changed = true;
+            break;
+          }
+      }
+    });
+  }
+};
+
+} // namespace

@@ -1,0 +1,77 @@
+// RUN: kf-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(kf-hoist-accumulators))' | FileCheck %s
+
+// A thread's accumulator tile, read and written on every iteration of the
+// reduction loop, is read once before the loop and written once after it.
+// The view computed inside the loop moves out first; barriers and the
+// other buffers' accesses do not stop it.
+// CHECK-LABEL: func.func @hoisted
+// CHECK: gpu.launch
+// CHECK: %[[INIT:.*]] = vector.transfer_read
+// CHECK: %[[SUM:.*]] = scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[INIT]])
+// CHECK:   gpu.barrier
+// CHECK:   %[[NEXT:.*]] = arith.addf %{{.*}}, %[[ACC]]
+// CHECK:   scf.yield %[[NEXT]]
+// CHECK: vector.transfer_write %[[SUM]]
+func.func @hoisted(%a: memref<64x64xf32>, %c: memref<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %pad = arith.constant 0.0 : f32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    scf.for %k = %c0 to %c64 step %c4 {
+      %tile = memref.subview %c[0, 0] [4, 4] [1, 1] : memref<64x64xf32> to memref<4x4xf32, strided<[64, 1]>>
+      gpu.barrier
+      %x = vector.transfer_read %a[%c0, %k], %pad {in_bounds = [true, true]} : memref<64x64xf32>, vector<4x4xf32>
+      %acc = vector.transfer_read %tile[%c0, %c0], %pad {in_bounds = [true, true]} : memref<4x4xf32, strided<[64, 1]>>, vector<4x4xf32>
+      %sum = arith.addf %x, %acc : vector<4x4xf32>
+      vector.transfer_write %sum, %tile[%c0, %c0] {in_bounds = [true, true]} : vector<4x4xf32>, memref<4x4xf32, strided<[64, 1]>>
+    }
+    gpu.terminator
+  } {kf.hoist_accumulators}
+  return
+}
+
+// -----
+
+// Another access to the same buffer in the loop (here through another
+// view) keeps the pair in place; so does a launch the schedule did not mark.
+// CHECK-LABEL: func.func @kept
+// CHECK: scf.for
+// CHECK-NOT: iter_args
+// CHECK: vector.transfer_read
+// CHECK: vector.transfer_write
+// CHECK: scf.for
+// CHECK-NOT: iter_args
+// CHECK: vector.transfer_read
+// CHECK: vector.transfer_write
+func.func @kept(%c: memref<64x64xf32>, %out: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %pad = arith.constant 0.0 : f32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    scf.for %k = %c0 to %c64 step %c4 {
+      %acc = vector.transfer_read %c[%c0, %c0], %pad {in_bounds = [true]} : memref<64x64xf32>, vector<4xf32>
+      %row = memref.subview %c[1, 0] [1, 64] [1, 1] : memref<64x64xf32> to memref<64xf32, strided<[1], offset: 64>>
+      %v = memref.load %row[%k] : memref<64xf32, strided<[1], offset: 64>>
+      %b = vector.broadcast %v : f32 to vector<4xf32>
+      %sum = arith.addf %b, %acc : vector<4xf32>
+      vector.transfer_write %sum, %c[%c0, %c0] {in_bounds = [true]} : vector<4xf32>, memref<64x64xf32>
+    }
+    gpu.terminator
+  } {kf.hoist_accumulators}
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    scf.for %k = %c0 to %c64 step %c4 {
+      %acc = vector.transfer_read %out[%c0], %pad {in_bounds = [true]} : memref<64xf32>, vector<4xf32>
+      %sum = arith.addf %acc, %acc : vector<4xf32>
+      vector.transfer_write %sum, %out[%c0] {in_bounds = [true]} : vector<4xf32>, memref<64xf32>
+    }
+    gpu.terminator
+  }
+  return
+}
