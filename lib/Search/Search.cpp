@@ -151,6 +151,18 @@ bool applyStaging(OpSchedule &op, const OpShape &shape, int64_t block,
     op.blockTile[p] = blockTile;
     op.threads[p] = blockTile / threadTile;
   }
+  // Small blocks (a shape the block does not fit) keep at least a warp by
+  // giving each thread fewer outputs.
+  while (totalThreads(op) < 32) {
+    unsigned widest = n - 1;
+    for (unsigned p = n - 2; p < n; ++p)
+      if (op.blockTile[p] / op.threads[p] >
+          op.blockTile[widest] / op.threads[widest])
+        widest = p;
+    if (op.blockTile[widest] / op.threads[widest] == 1)
+      break;
+    op.threads[widest] *= 2;
+  }
   op.vectorWidth = 1;
   op.stageTile = powerOfTwoDivisor(shape.innerReductionSize, stage);
   op.reductionStep = step > 0 && op.stageTile % step == 0 ? step : 0;

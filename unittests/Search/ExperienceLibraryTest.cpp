@@ -218,10 +218,21 @@ TEST(ScheduleJSON, RoundTrips) {
   schedule.fuseElementwise = true;
   schedule.splitFactors = {0, 256};
   schedule.ops[1].reductionStep = 8;
+  schedule.ops[1].stageTile = 16;
   schedule.ops[0].vectorWidth = 4;
   Schedule copy;
   llvm::json::Path::Root root;
   ASSERT_TRUE(fromJSON(toJSON(schedule), copy, root));
+  EXPECT_EQ(copy.ops[1].stageTile, 16);
+  EXPECT_EQ(copy.ops[0].stageTile, 0);
+  // Schedules stored before the stage gene existed still load.
+  llvm::json::Value stored = toJSON(schedule);
+  for (llvm::json::Value &op : *stored.getAsObject()->getArray("ops"))
+    op.getAsObject()->erase("stage");
+  Schedule old;
+  llvm::json::Path::Root oldRoot;
+  ASSERT_TRUE(fromJSON(stored, old, oldRoot));
+  EXPECT_EQ(old.ops[1].stageTile, 0);
   EXPECT_TRUE(copy.fuseElementwise);
   EXPECT_FALSE(copy.collapseReductions);
   EXPECT_EQ(copy.splitFactors, schedule.splitFactors);

@@ -320,6 +320,98 @@ TEST(Search, CandidatesAndOutcomesTravelAsJSON) {
   EXPECT_EQ(back.triggers, std::vector<std::string>{"memory-bound"});
 }
 
+/// Each thread's tile of a staged op: blockTile / threads, exactly.
+void expectStagedTilesDivide(const OpSchedule &op, const OpShape &shape) {
+  ASSERT_GT(op.stageTile, 0);
+  EXPECT_EQ(shape.innerReductionSize % op.stageTile, 0);
+  if (op.reductionStep > 0)
+    EXPECT_EQ(op.stageTile % op.reductionStep, 0);
+  EXPECT_EQ(op.vectorWidth, 1);
+  int64_t threads = 1;
+  for (unsigned p = 0; p < shape.parallelSizes.size(); ++p) {
+    ASSERT_GT(op.threads[p], 0);
+    EXPECT_EQ(shape.parallelSizes[p] % op.blockTile[p], 0);
+    EXPECT_EQ(op.blockTile[p] % op.threads[p], 0);
+    threads *= op.threads[p];
+  }
+  EXPECT_GE(threads, 32);
+  EXPECT_LE(threads, 1024);
+}
+
+TEST(Search, StagingMutationsKeepRegisterTilesDividingTheirLoops) {
+  std::mt19937_64 rng(3);
+  // A matmul 512 x 384 over 768, and an elementwise op it cannot stage.
+  llvm::SmallVector<OpShape> ops = {OpShape{{512, 384}, 768, 1},
+                                    OpShape{{512, 384}, 0}};
+  Restructured structure{ops, ops, {}};
+  Schedule genome;
+  OpSchedule matmul, elementwise;
+  matmul.blockTile = elementwise.blockTile = {4, 64};
+  matmul.threads = elementwise.threads = {4, 64};
+  genome.ops = {matmul, elementwise};
+  std::optional<Proposal> staged = proposeMutation(
+      genome, structure, MutationAction::StageOperands, rng, restructure);
+  ASSERT_TRUE(staged);
+  expectStagedTilesDivide(staged->genome.ops[0], ops[0]);
+  EXPECT_EQ(staged->genome.ops[0].blockTile,
+            (llvm::SmallVector<int64_t>{64, 64}));
+  EXPECT_EQ(staged->genome.ops[1].stageTile, 0);
+  // Retuning keeps every tile dividing; other mutations leave a staged op
+  // alone (its threads are not one per output).
+  genome = staged->genome;
+  unsigned unstaged = 0;
+  for (int i = 0; i < 200; ++i) {
+    std::optional<Proposal> proposal = proposeMutation(
+        genome, structure, MutationAction::StageOperands, rng, restructure);
+    if (!proposal)
+      continue;
+    const OpSchedule &op = proposal->genome.ops[0];
+    if (op.stageTile == 0) {
+      ++unstaged;
+      EXPECT_EQ(op.blockTile, op.threads);
+      continue;
+    }
+    expectStagedTilesDivide(op, ops[0]);
+    genome = proposal->genome;
+  }
+  EXPECT_GT(unstaged, 0u);
+  std::optional<Proposal> threads = proposeMutation(
+      genome, structure, MutationAction::Threads, rng, restructure);
+  ASSERT_TRUE(threads);
+  EXPECT_EQ(threads->genome.ops[0].blockTile, genome.ops[0].blockTile);
+}
+
+TEST(Search, ContractionsGetStagedSeedsAndKeepThemOnAnotherShape) {
+  llvm::SmallVector<OpShape> ops = {OpShape{{256, 512}, 1024, 1}};
+  Schedule defaults;
+  OpSchedule op;
+  op.blockTile = {4, 64};
+  op.threads = {4, 64};
+  defaults.ops = {op};
+  RestructureFn restructureTo = [&](const Schedule &) {
+    return std::optional<Restructured>(Restructured{ops, ops, defaults.ops});
+  };
+  std::map<std::string, Schedule> seeds;
+  for (auto &[name, genome] : expertSeeds(defaults, restructureTo))
+    seeds[name] = genome;
+  ASSERT_TRUE(seeds.count("staged-64"));
+  ASSERT_TRUE(seeds.count("staged-128"));
+  const OpSchedule &large = seeds["staged-128"].ops[0];
+  expectStagedTilesDivide(large, ops[0]);
+  EXPECT_EQ(large.blockTile, (llvm::SmallVector<int64_t>{128, 128}));
+  EXPECT_EQ(large.threads, (llvm::SmallVector<int64_t>{16, 16}));
+  EXPECT_EQ(large.stageTile, 8);
+
+  // On a problem whose loops 128 does not divide, the staging is refitted.
+  ops = {OpShape{{96, 160}, 200, 1}};
+  std::optional<Schedule> adapted =
+      adaptGenome(seeds["staged-128"], restructureTo);
+  ASSERT_TRUE(adapted);
+  expectStagedTilesDivide(adapted->ops[0], ops[0]);
+  EXPECT_EQ(adapted->ops[0].blockTile, (llvm::SmallVector<int64_t>{32, 32}));
+  EXPECT_EQ(adapted->ops[0].stageTile, 8);
+}
+
 TEST(Search, ExpertSeedsSkipUntiledOpsAndSplitOddReductions) {
   // A 4-D elementwise op whose outermost loop the default leaves untiled
   // (the grid maps three), a 2-D one, and a reduction over 492156 =
