@@ -209,7 +209,12 @@ ExperienceLibrary::open(llvm::StringRef location) {
         problem TEXT NOT NULL, features TEXT NOT NULL, schedule TEXT NOT NULL,
         seconds DOUBLE PRECISION NOT NULL, speedup DOUBLE PRECISION NOT NULL,
         run TEXT NOT NULL,
-        PRIMARY KEY(signature, evaluator));)sql"))
+        PRIMARY KEY(signature, evaluator));
+      CREATE TABLE IF NOT EXISTS runs(
+        run TEXT PRIMARY KEY, problem TEXT NOT NULL, snapshot TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS candidate_records(
+        run TEXT NOT NULL, ordinal BIGINT NOT NULL, record TEXT NOT NULL,
+        PRIMARY KEY(run, ordinal));)sql"))
       return unusable(std::move(error));
     llvm::Expected<int64_t> marked = db.change(
         "INSERT INTO meta VALUES('schema_version', ?1) ON CONFLICT DO NOTHING",
@@ -337,6 +342,69 @@ llvm::Error ExperienceLibrary::recordTry(llvm::StringRef run,
       return updated.takeError();
   }
   return transaction.commit();
+}
+
+llvm::Error ExperienceLibrary::recordRunStart(llvm::StringRef run,
+                                              llvm::StringRef problem,
+                                              llvm::StringRef snapshot) {
+  llvm::Expected<int64_t> inserted =
+      db->change("INSERT INTO runs(run, problem, snapshot) VALUES(?1, ?2, ?3) "
+                 "ON CONFLICT DO NOTHING",
+                 {run.str(), problem.str(), snapshot.str()});
+  return inserted ? llvm::Error::success() : inserted.takeError();
+}
+
+llvm::Error ExperienceLibrary::recordCandidate(llvm::StringRef run,
+                                               unsigned ordinal,
+                                               llvm::StringRef record) {
+  llvm::Expected<int64_t> inserted = db->change(
+      "INSERT INTO candidate_records(run, ordinal, record) VALUES(?1, ?2, ?3) "
+      "ON CONFLICT DO NOTHING",
+      {run.str(), int64_t(ordinal), record.str()});
+  return inserted ? llvm::Error::success() : inserted.takeError();
+}
+
+llvm::Expected<RunRecords> ExperienceLibrary::runRecords(llvm::StringRef run) {
+  llvm::Expected<std::vector<SqlRow>> start =
+      db->query("SELECT problem, snapshot FROM runs WHERE run=?1", {run.str()});
+  if (!start)
+    return start.takeError();
+  if (start->empty())
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "experience library %s has no run '%s' (`kf-evolve library --runs` "
+        "lists them)",
+        db->name().c_str(), run.str().c_str());
+  RunRecords records{
+      run.str(), start->front().text(0), start->front().text(1), {}};
+  llvm::Expected<std::vector<SqlRow>> rows =
+      db->query("SELECT ordinal, record FROM candidate_records WHERE run=?1 "
+                "ORDER BY ordinal",
+                {run.str()});
+  if (!rows)
+    return rows.takeError();
+  for (const SqlRow &row : *rows) {
+    // Ordinals are consecutive from 0: a gap is a record that never
+    // reached the database (a kill between the file and the database).
+    if (row.integer(0) != int64_t(records.records.size()))
+      break;
+    records.records.push_back(row.text(1));
+  }
+  return records;
+}
+
+llvm::Expected<std::vector<RunSummary>> ExperienceLibrary::listRuns() {
+  llvm::Expected<std::vector<SqlRow>> rows = db->query(
+      "SELECT runs.run, runs.problem, COUNT(candidate_records.ordinal) "
+      "FROM runs LEFT JOIN candidate_records ON runs.run = "
+      "candidate_records.run GROUP BY runs.run, runs.problem");
+  if (!rows)
+    return rows.takeError();
+  sortRows(*rows, {0});
+  std::vector<RunSummary> runs;
+  for (const SqlRow &row : *rows)
+    runs.push_back({row.text(0), row.text(1), row.integer(2)});
+  return runs;
 }
 
 llvm::Error ExperienceLibrary::recordBest(const ProblemFeatures &features,

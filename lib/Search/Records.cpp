@@ -62,6 +62,7 @@ CandidateRecords::open(llvm::StringRef directory, llvm::StringRef problem,
         for (const llvm::json::Value &trigger : *triggers)
           outcome.triggers.push_back(trigger.getAsString().value_or("").str());
       records->recorded[*script] = std::move(outcome);
+      records->recordLines.push_back(line.str());
       if (std::optional<llvm::StringRef> evaluator =
               object->getString("evaluator"))
         records->evaluator = evaluator->str();
@@ -100,17 +101,20 @@ std::optional<Outcome> CandidateRecords::lookup(llvm::StringRef text) const {
   return it->second;
 }
 
-void CandidateRecords::append(const CandidateSource &candidate,
-                              const Outcome &outcome,
-                              llvm::StringRef evaluatorName) {
-  *out << llvm::json::Value(llvm::json::Object{
-              {"script", candidate.text},
-              {"kind", stringifyCandidateKind(candidate.kind)},
-              {"status", outcome.status},
-              {"seconds", outcome.seconds},
-              {"triggers", outcome.triggers},
-              {"error", outcome.error},
-              {"evaluator", evaluatorName}})
-       << "\n";
+std::string CandidateRecords::append(const CandidateSource &candidate,
+                                     const Outcome &outcome,
+                                     llvm::StringRef evaluatorName) {
+  std::string line;
+  llvm::raw_string_ostream(line) << llvm::json::Value(
+      llvm::json::Object{{"script", candidate.text},
+                         {"kind", stringifyCandidateKind(candidate.kind)},
+                         {"status", outcome.status},
+                         {"seconds", outcome.seconds},
+                         {"triggers", outcome.triggers},
+                         {"error", outcome.error},
+                         {"evaluator", evaluatorName}});
+  *out << line << "\n";
   out->flush();
+  recordLines.push_back(line);
+  return line;
 }

@@ -292,6 +292,22 @@ static cl::opt<bool> resumeSearch(
              "again, so a killed run resumed with the same seed and budget "
              "reaches the same result"),
     cl::init(false), cl::sub(searchCommand), cl::cat(category));
+static cl::opt<std::string> resumeRunId(
+    "run-id",
+    cl::desc("With --resume: continue run ID from the records the experience "
+             "library (--db) keeps, e.g. on another host, into an output "
+             "directory that holds no records yet"),
+    cl::value_desc("ID"), cl::sub(searchCommand), cl::cat(category));
+static cl::opt<bool> listRuns(
+    "runs",
+    cl::desc("List the runs whose records the library keeps (id, problem, "
+             "candidates) instead of printing the library"),
+    cl::init(false), cl::sub(libraryCommand), cl::cat(category));
+static cl::opt<std::string> printRun(
+    "records",
+    cl::desc("Print run ID's candidate records, one JSON line each, as its "
+             "candidates.jsonl holds them"),
+    cl::value_desc("ID"), cl::sub(libraryCommand), cl::cat(category));
 static cl::opt<unsigned>
     budgetEvals("budget-evals", cl::desc("Candidates to compile and evaluate"),
                 cl::init(40), cl::sub(searchCommand), cl::cat(category));
@@ -1612,8 +1628,43 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
     return true;
   };
 
+  // The experience library: in memory (curated rules only) with
+  // --no-library.
+  std::string dbPath =
+      noLibrary ? ":memory:"
+                : (libraryPath.empty() ? kf::ExperienceLibrary::defaultPath()
+                                       : libraryPath.getValue());
+  Expected<std::unique_ptr<kf::ExperienceLibrary>> library =
+      kf::ExperienceLibrary::open(dbPath);
+  if (!library)
+    return fail(toString(library.takeError()));
+
+  // --resume --run-id: the output directory is rebuilt from the records the
+  // library keeps, then resumed as if the run had been killed there.
+  if (!resumeRunId.empty()) {
+    if (!resumeSearch)
+      return fail("--run-id continues a run: give --resume too");
+    if (sys::fs::exists(inOutput("candidates.jsonl")))
+      return fail("--run-id: " + outputDir +
+                  " already holds records (candidates.jsonl); give an empty "
+                  "--output directory, or --resume alone to continue it");
+    Expected<kf::RunRecords> stored = (*library)->runRecords(resumeRunId);
+    if (!stored)
+      return fail("--run-id: " + toString(stored.takeError()));
+    if (stored->problem != features.problem)
+      return fail("--run-id: run " + resumeRunId + " searched problem '" +
+                  stored->problem + "', not '" + features.problem + "'");
+    std::string lines;
+    for (const std::string &line : stored->records)
+      lines += line + "\n";
+    if (!write("run-id", resumeRunId + "\n") ||
+        !write("library-snapshot.json", stored->snapshot + "\n") ||
+        !write("candidates.jsonl", lines))
+      return 1;
+  }
+
   // Records: every candidate as it completes; --resume replays them
-  // (lib/Search/Records.cpp).
+  // (lib/Search/Records.cpp). The library keeps a copy.
   Expected<std::unique_ptr<kf::CandidateRecords>> records =
       kf::CandidateRecords::open(outputDir, features.problem, resumeSearch);
   if (!records)
@@ -1640,16 +1691,6 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
     }
   }
 
-  // The experience library: in memory (curated rules only) with
-  // --no-library.
-  std::string dbPath =
-      noLibrary ? ":memory:"
-                : (libraryPath.empty() ? kf::ExperienceLibrary::defaultPath()
-                                       : libraryPath.getValue());
-  Expected<std::unique_ptr<kf::ExperienceLibrary>> library =
-      kf::ExperienceLibrary::open(dbPath);
-  if (!library)
-    return fail(toString(library.takeError()));
   if (!snapshot) {
     Expected<kf::LibrarySnapshot> taken = kf::LibrarySnapshot::take(
         **library, features, callbacks.restructure, /*limit=*/3);
@@ -1660,6 +1701,29 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
     raw_string_ostream(text) << formatv("{0:2}", snapshot->toJSON()) << "\n";
     if (!write("library-snapshot.json", text))
       return 1;
+  }
+  // The library keeps the run's start and a copy of its records, for
+  // `--resume --run-id` elsewhere. A resumed run first fills in records a
+  // kill kept from reaching it. When the library fails, the run goes on
+  // without it (the records file stays complete).
+  bool libraryWorks = true;
+  auto libraryFailed = [&](Error error) {
+    WithColor::warning(errs(), "kf-evolve")
+        << "experience library " << (*library)->name() << ": "
+        << toString(std::move(error))
+        << "; the rest of this run does not update the library\n";
+    libraryWorks = false;
+  };
+  {
+    std::string snapshotText;
+    raw_string_ostream(snapshotText) << snapshot->toJSON();
+    Error error =
+        (*library)->recordRunStart(runId, features.problem, snapshotText);
+    for (auto [ordinal, line] : llvm::enumerate((*records)->lines()))
+      if (!error)
+        error = (*library)->recordCandidate(runId, ordinal, line);
+    if (error)
+      libraryFailed(std::move(error));
   }
   std::vector<std::pair<std::string, kf::Schedule>> seeds = snapshot->seeds;
   if (!selfReferenced)
@@ -1695,8 +1759,14 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
     for (auto [index, outcome] : llvm::enumerate(evaluated)) {
       // A candidate no rank could evaluate is not recorded: --resume
       // evaluates it again.
-      if (outcome.status != kLostStatus)
-        (*records)->append(fresh[index], outcome, evaluatorName);
+      if (outcome.status != kLostStatus) {
+        std::string line =
+            (*records)->append(fresh[index], outcome, evaluatorName);
+        if (libraryWorks)
+          if (Error error = (*library)->recordCandidate(
+                  runId, (*records)->lines().size() - 1, line))
+            libraryFailed(std::move(error));
+      }
       outcomes[positions[index]] = std::move(outcome);
     }
     return outcomes;
@@ -1816,7 +1886,6 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   // On a terminal one progress line is redrawn; elsewhere (logs, CI) each
   // evaluation gets its own line.
   bool live = sys::Process::StandardErrIsDisplayed();
-  bool libraryWorks = true;
   std::optional<unsigned> recordedBest;
   auto learn = [&](const kf::SearchCandidate &candidate,
                    const kf::SearchResult &result) {
@@ -1843,13 +1912,9 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
           first.status == "correct" ? first.seconds / best.outcome.seconds : 0,
           runId);
     }
-    if (error) {
-      // The search goes on; what it learned is lost, and said so.
-      WithColor::warning(errs(), "kf-evolve")
-          << toString(std::move(error))
-          << "; the rest of this run does not update the library\n";
-      libraryWorks = false;
-    }
+    // The search goes on; what it learned is lost, and said so.
+    if (error)
+      libraryFailed(std::move(error));
   };
   callbacks.progress = [&](const kf::SearchCandidate &candidate,
                            const kf::SearchResult &result) {
@@ -2186,6 +2251,8 @@ int runSeveralSearches(MLIRContext &context, const char *argv0) {
   std::vector<std::string> problems = {problemPath.getValue()};
   problems.insert(problems.end(), moreProblemPaths.begin(),
                   moreProblemPaths.end());
+  if (!resumeRunId.empty())
+    return fail("--run-id names one problem's run: give that problem alone");
   StringMap<std::string> byName;
   for (const std::string &problem : problems) {
     if (StringRef(problem).ends_with(".cu"))
@@ -2269,6 +2336,29 @@ int runLibraryCommand() {
     if (Error error = (*library)->importJSON(*exported))
       return fail("--import " + libraryImport + ": " +
                   toString(std::move(error)));
+  }
+  if (listRuns || !printRun.empty()) {
+    if (!libraryImport.empty())
+      return fail("--runs and --records print records; --import fills a "
+                  "library: give one of them");
+    if (!printRun.empty()) {
+      Expected<kf::RunRecords> stored = (*library)->runRecords(printRun);
+      if (!stored)
+        return fail("--records: " + toString(stored.takeError()));
+      for (const std::string &line : stored->records)
+        outs() << line << "\n";
+      return 0;
+    }
+    Expected<std::vector<kf::RunSummary>> runs = (*library)->listRuns();
+    if (!runs)
+      return fail(toString(runs.takeError()));
+    json::Array array;
+    for (const kf::RunSummary &run : *runs)
+      array.push_back(json::Object{{"run", run.run},
+                                   {"problem", run.problem},
+                                   {"candidates", run.candidates}});
+    outs() << formatv("{0:2}", json::Value(std::move(array))) << "\n";
+    return 0;
   }
   Expected<std::string> integrity = (*library)->integrityCheck();
   if (!integrity)

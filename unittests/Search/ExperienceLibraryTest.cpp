@@ -213,6 +213,40 @@ TEST(ActionWeights, AverageOverTriggersAndRoundTripThroughJSON) {
   EXPECT_FALSE(ActionWeights::fromJSON(llvm::json::Value("nonsense")));
 }
 
+TEST_F(LibraryTest, KeepsRunRecordsInOrderUpToTheFirstGap) {
+  std::unique_ptr<ExperienceLibrary> library = open();
+  ASSERT_TRUE(library);
+  ASSERT_FALSE(bool(library->recordRunStart("run-a", "softmax", "{}")));
+  // A second start (a resumed run) changes nothing.
+  ASSERT_FALSE(bool(library->recordRunStart("run-a", "relu", "{\"x\": 1}")));
+  ASSERT_FALSE(bool(library->recordCandidate("run-a", 1, "second")));
+  ASSERT_FALSE(bool(library->recordCandidate("run-a", 0, "first")));
+  ASSERT_FALSE(bool(library->recordCandidate("run-a", 0, "again")));
+  // Ordinal 2 never arrived (a kill between the file and the database):
+  // what follows the gap is not a record of this run's order.
+  ASSERT_FALSE(bool(library->recordCandidate("run-a", 3, "fourth")));
+  ASSERT_FALSE(bool(library->recordRunStart("run-b", "relu", "{}")));
+
+  llvm::Expected<RunRecords> records = library->runRecords("run-a");
+  ASSERT_TRUE(bool(records)) << llvm::toString(records.takeError());
+  EXPECT_EQ(records->problem, "softmax");
+  EXPECT_EQ(records->snapshot, "{}");
+  EXPECT_EQ(records->records, (std::vector<std::string>{"first", "second"}));
+
+  llvm::Expected<std::vector<RunSummary>> runs = library->listRuns();
+  ASSERT_TRUE(bool(runs)) << llvm::toString(runs.takeError());
+  ASSERT_EQ(runs->size(), 2u);
+  EXPECT_EQ((*runs)[0].run, "run-a");
+  EXPECT_EQ((*runs)[0].candidates, 3);
+  EXPECT_EQ((*runs)[1].run, "run-b");
+  EXPECT_EQ((*runs)[1].candidates, 0);
+
+  llvm::Expected<RunRecords> missing = library->runRecords("run-c");
+  ASSERT_FALSE(bool(missing));
+  EXPECT_NE(llvm::toString(missing.takeError()).find("has no run 'run-c'"),
+            std::string::npos);
+}
+
 TEST(ScheduleJSON, RoundTrips) {
   Schedule schedule = someSchedule(64);
   schedule.fuseElementwise = true;

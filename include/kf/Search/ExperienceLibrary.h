@@ -78,6 +78,20 @@ struct ActionStats {
   }
 };
 
+/// A run's records as the library keeps them (see recordCandidate).
+struct RunRecords {
+  std::string run, problem;
+  /// The run's library snapshot (library-snapshot.json).
+  std::string snapshot;
+  /// candidates.jsonl's lines, in order.
+  std::vector<std::string> records;
+};
+
+struct RunSummary {
+  std::string run, problem;
+  int64_t candidates = 0;
+};
+
 class ExperienceLibrary {
 public:
   ~ExperienceLibrary();
@@ -111,6 +125,20 @@ public:
   llvm::Error recordBest(const ProblemFeatures &features,
                          llvm::StringRef evaluator, const Schedule &schedule,
                          double seconds, double speedup, llvm::StringRef run);
+
+  /// Keeps a run's start: its problem and the library snapshot it froze
+  /// (JSON text). A second call for the same run changes nothing.
+  llvm::Error recordRunStart(llvm::StringRef run, llvm::StringRef problem,
+                             llvm::StringRef snapshot);
+  /// Keeps line `ordinal` (from 0) of the run's candidates.jsonl. A second
+  /// call for the same (run, ordinal) changes nothing.
+  llvm::Error recordCandidate(llvm::StringRef run, unsigned ordinal,
+                              llvm::StringRef record);
+  /// A run's start and its records in order, up to the first missing one;
+  /// an error when the library has no such run.
+  llvm::Expected<RunRecords> runRecords(llvm::StringRef run);
+  /// Every run recorded, by id, with its problem and number of records.
+  llvm::Expected<std::vector<RunSummary>> listRuns();
 
   /// The best schedules of the `limit` problems most similar to `features`
   /// (similarity > 0), most similar first; the problem itself included

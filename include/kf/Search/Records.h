@@ -5,7 +5,9 @@
 // first error, evaluator), flushed as it completes, so that a killed run
 // loses nothing. --resume reads them back and the search replays them
 // instead of evaluating again; a line cut by the kill is ignored. The
-// run's id (run-id) keys its experience-library observations.
+// run's id (run-id) keys its experience-library observations. The library
+// database keeps a copy of the lines (ExperienceLibrary::recordCandidate),
+// from which `--resume --run-id` rebuilds an output directory elsewhere.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +23,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace kf {
 
@@ -35,9 +38,14 @@ public:
 
   /// The recorded outcome of a candidate's text, if any.
   std::optional<Outcome> lookup(llvm::StringRef text) const;
-  /// Appends and flushes one candidate's record.
-  void append(const CandidateSource &candidate, const Outcome &outcome,
-              llvm::StringRef evaluator);
+  /// Appends and flushes one candidate's record; returns the line written
+  /// (without its newline).
+  std::string append(const CandidateSource &candidate, const Outcome &outcome,
+                     llvm::StringRef evaluator);
+
+  /// The readable lines of the records so far, in order (what the library
+  /// database mirrors).
+  llvm::ArrayRef<std::string> lines() const { return recordLines; }
 
   const std::string &getRunId() const { return runId; }
   /// The evaluator the last recorded candidate named (empty when new).
@@ -49,6 +57,7 @@ private:
   CandidateRecords() = default;
 
   llvm::StringMap<Outcome> recorded;
+  std::vector<std::string> recordLines;
   std::string runId, evaluator;
   unsigned unreadable = 0;
   std::unique_ptr<llvm::raw_fd_ostream> out;
