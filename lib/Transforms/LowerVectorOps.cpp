@@ -16,9 +16,29 @@ namespace kf {
 using namespace mlir;
 
 namespace {
+constexpr int64_t kMaxRewrites = 200000;
+
 struct KFLowerVectorOpsPass
     : kf::impl::KFLowerVectorOpsBase<KFLowerVectorOpsPass> {
   using Base::Base;
+
+  /// Some schedules' vectors make these patterns run without end (a split
+  /// 3-D reduction with register steps): stop after a bound far above what
+  /// converging kernels need, with an error instead of a compile timeout.
+  LogicalResult applyBounded(RewritePatternSet &&patterns) {
+    GreedyRewriteConfig config;
+    config.setMaxNumRewrites(kMaxRewrites);
+    // Failure: the rewrite limit was reached before a fixpoint.
+    if (succeeded(
+            applyPatternsGreedily(getOperation(), std::move(patterns), config)))
+      return success();
+    getOperation().emitError()
+        << "lowering the kernels' vector operations did not converge within "
+        << kMaxRewrites
+        << " rewrites; this schedule's vectorization is not supported (try "
+           "another reduction step or vector width)";
+    return failure();
+  }
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     // Two rounds: unit dimensions must be gone before the reductions are
@@ -31,7 +51,7 @@ struct KFLowerVectorOpsPass
     vector::ShapeCastOp::getCanonicalizationPatterns(unitDims, context);
     vector::BroadcastOp::getCanonicalizationPatterns(unitDims, context);
     vector::MultiDimReductionOp::getCanonicalizationPatterns(unitDims, context);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(unitDims))))
+    if (failed(applyBounded(std::move(unitDims))))
       return signalPassFailure();
 
     RewritePatternSet lowering(context);
@@ -43,7 +63,7 @@ struct KFLowerVectorOpsPass
         lowering, vector::VectorTransposeLowering::EltWise);
     vector::populateVectorMaskOpLoweringPatterns(lowering);
     vector::ShapeCastOp::getCanonicalizationPatterns(lowering, context);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(lowering))))
+    if (failed(applyBounded(std::move(lowering))))
       return signalPassFailure();
   }
 };

@@ -1,6 +1,7 @@
 //===- Schedules.cpp - Schedules: transform scripts for a problem ---------===//
 
 #include "kf/Transforms/Schedules.h"
+#include "kf/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/TransformOps/LinalgTransformOps.h"
@@ -8,11 +9,14 @@
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InterleavedRange.h"
 #include "llvm/Support/SourceMgr.h"
+
+#include <mutex>
 
 using namespace mlir;
 
@@ -623,13 +627,14 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
     // transfers to plain vector loads and stores. fold_memref_alias_ops is
     // left out: LLVM 22 folds reshapes into multi-dimensional transfers
     // with the wrong dimensions.
+    // Passes, not transform.apply_patterns, whose tracking listener prints
+    // an op on every failed match (see kf-lower-vector-transfers).
     os << "    %vfunc = transform.structured.match ops{[\"func.func\"]} in "
           "%root : (!transform.any_op) -> !transform.any_op\n"
-       << "    transform.apply_patterns to %vfunc {\n"
-          "      transform.apply_patterns.canonicalization\n"
-          "    } : !transform.any_op\n"
-       << "    %loops = transform.structured.match ops{[\"scf.for\"]} in "
+       << "    %cfunc = transform.apply_registered_pass \"canonicalize\" to "
           "%vfunc : (!transform.any_op) -> !transform.any_op\n"
+       << "    %loops = transform.structured.match ops{[\"scf.for\"]} in "
+          "%cfunc : (!transform.any_op) -> !transform.any_op\n"
        << "    transform.loop.hoist_loop_invariant_subsets %loops : "
           "!transform.any_op\n";
   }
@@ -637,18 +642,13 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
         "{bufferize_function_boundaries = true, "
         "function_boundary_type_conversion = 1 : i32} : (!transform.any_op) "
         "-> !transform.any_op\n"
-     << "    %func = transform.structured.match ops{[\"func.func\"]} in "
+     << "    %" << (vectorize ? "bfunc" : "func")
+     << " = transform.structured.match ops{[\"func.func\"]} in "
         "%bufferized : (!transform.any_op) -> !transform.any_op\n";
   if (vectorize)
-    os << "    transform.apply_patterns to %func {\n"
-          "      "
-          "transform.apply_patterns.vector.cast_away_vector_leading_one_dim\n"
-          "      transform.apply_patterns.vector.lower_transfer "
-          "max_transfer_rank = 1\n"
-          "      "
-          "transform.apply_patterns.vector.transfer_permutation_patterns\n"
-          "      transform.apply_patterns.canonicalization\n"
-          "    } : !transform.any_op\n";
+    os << "    %func = transform.apply_registered_pass "
+          "\"kf-lower-vector-transfers\" to %bfunc : (!transform.any_op) -> "
+          "!transform.any_op\n";
   renderStagedThreads(os, stagedOps);
   os << "    %foralls = transform.structured.match ops{[\"scf.forall\"]} in "
         "%func : (!transform.any_op) -> !transform.any_op\n";
@@ -800,6 +800,14 @@ LogicalResult kf::applySchedule(ModuleOp payload, ModuleOp script) {
           transform::TransformDialect::kTransformEntryPointSymbolName);
   if (!entry || failed(lintSchedule(script)))
     return failure();
+  // The passes rendered schedules run (transform.apply_registered_pass),
+  // registered here so that the schedules apply whatever the program
+  // registered (registering twice is harmless).
+  static std::once_flag registered;
+  std::call_once(registered, [] {
+    registerCanonicalizerPass();
+    kf::registerKFLowerVectorTransfers();
+  });
   transform::TransformOptions options;
   // Upstream transforms still crash on some malformed schedules; a crash
   // rejects the schedule instead of ending the process (the payload is then

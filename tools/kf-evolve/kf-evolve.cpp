@@ -1268,8 +1268,31 @@ Expected<kf::MpiCluster *> jobCluster() {
 #endif
 
 int runSearchCommand(MLIRContext &context, const char *argv0) {
+  // --mpi: rank 0 drives the search and evaluates nothing itself; every
+  // other rank evaluates (compiles, checks, measures) what it is sent.
+  // Every rank loads the problem; only rank 0 reports what is wrong with it
+  // (several ranks writing one error at once interleave it on the job's
+  // stderr).
+#ifdef KF_ENABLE_MPI
+  kf::MpiCluster *cluster = nullptr;
+  if (useMpi) {
+    Expected<kf::MpiCluster *> job = jobCluster();
+    if (!job)
+      return fail(toString(job.takeError()));
+    cluster = *job;
+  }
+  bool evaluatingRank = cluster && cluster->rank() != 0;
+  bool drivingRank = cluster && cluster->rank() == 0;
+#else
+  if (useMpi)
+    return fail("--mpi: this kf-evolve was built without MPI "
+                "(KF_ENABLE_MPI=OFF, as in the portable build); build it "
+                "where an MPI is installed (Debian: libopenmpi-dev)");
+  bool evaluatingRank = false, drivingRank = false;
+#endif
   SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context,
+                                     evaluatingRank ? nulls() : errs());
   std::optional<LoadedProblem> loaded = loadProblem(context, sourceMgr);
   if (!loaded)
     return 1;
@@ -1363,16 +1386,7 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
     return std::move(*restructured);
   };
 
-  // --mpi: rank 0 drives the search and evaluates nothing itself; every
-  // other rank evaluates (compiles, checks, measures) what it is sent.
 #ifdef KF_ENABLE_MPI
-  kf::MpiCluster *cluster = nullptr;
-  if (useMpi) {
-    Expected<kf::MpiCluster *> job = jobCluster();
-    if (!job)
-      return fail(toString(job.takeError()));
-    cluster = *job;
-  }
   // Per problem, rank 0 releases the others once and each of them serves
   // once, whatever happens on the way, so that all go on to the next
   // problem together. A rank that could not set the problem up answers
@@ -1396,14 +1410,6 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
                      std::chrono::seconds(600));
     }
   });
-  bool evaluatingRank = cluster && cluster->rank() != 0;
-  bool drivingRank = cluster && cluster->rank() == 0;
-#else
-  if (useMpi)
-    return fail("--mpi: this kf-evolve was built without MPI "
-                "(KF_ENABLE_MPI=OFF, as in the portable build); build it "
-                "where an MPI is installed (Debian: libopenmpi-dev)");
-  bool evaluatingRank = false, drivingRank = false;
 #endif
 
   // The GPUs: the reference and one measurement worker per GPU (--gpus),

@@ -166,6 +166,23 @@ def KFNumberAddressSpaces
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def KFLowerVectorTransfers
+    : Pass<"kf-lower-vector-transfers", "mlir::func::FuncOp"> {
+  let summary = "What a vectorized schedule applies after bufferization, without the transform listener";
+  let description = [{
+    Applies, with a plain greedy rewrite, the patterns a vectorized
+    schedule needs after bufferization: leading unit dimensions cast away,
+    transfers of rank 1 lowered to vector loads and stores, permutation
+    maps lowered, and canonicalization. Schedules call it through
+    `transform.apply_registered_pass` instead of `transform.apply_patterns`:
+    there, LLVM 22's tracking listener prints (and verifies) an operation
+    on every failed match, which on a split 3-D reduction made a compile
+    run for tens of minutes.
+  }];
+  let dependentDialects = ["::mlir::vector::VectorDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def KFFuseElementwise : Pass<"kf-fuse-elementwise", "mlir::func::FuncOp"> {
   let summary = "Fuse elementwise producers into all their consumers (recomputing them)";
   let description = [{
