@@ -361,7 +361,25 @@ llvm::Error ExperienceLibrary::recordCandidate(llvm::StringRef run,
       "INSERT INTO candidate_records(run, ordinal, record) VALUES(?1, ?2, ?3) "
       "ON CONFLICT DO NOTHING",
       {run.str(), int64_t(ordinal), record.str()});
-  return inserted ? llvm::Error::success() : inserted.takeError();
+  if (!inserted)
+    return inserted.takeError();
+  if (*inserted)
+    return llvm::Error::success();
+  // Already there (a resumed run filling in): it must be the same record,
+  // or two continuations of one run are writing different histories.
+  llvm::Expected<std::vector<SqlRow>> stored = db->query(
+      "SELECT record FROM candidate_records WHERE run=?1 AND ordinal=?2",
+      {run.str(), int64_t(ordinal)});
+  if (!stored)
+    return stored.takeError();
+  if (!stored->empty() && stored->front().text(0) != record)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "record %u of run '%s' differs from the one the library holds: the "
+        "run was continued twice in different ways (use a new output "
+        "directory and a fresh run, or continue only one copy)",
+        ordinal, run.str().c_str());
+  return llvm::Error::success();
 }
 
 llvm::Expected<RunRecords> ExperienceLibrary::runRecords(llvm::StringRef run) {
@@ -394,16 +412,20 @@ llvm::Expected<RunRecords> ExperienceLibrary::runRecords(llvm::StringRef run) {
 }
 
 llvm::Expected<std::vector<RunSummary>> ExperienceLibrary::listRuns() {
-  llvm::Expected<std::vector<SqlRow>> rows = db->query(
-      "SELECT runs.run, runs.problem, COUNT(candidate_records.ordinal) "
-      "FROM runs LEFT JOIN candidate_records ON runs.run = "
-      "candidate_records.run GROUP BY runs.run, runs.problem");
+  llvm::Expected<std::vector<SqlRow>> rows =
+      db->query("SELECT run, problem FROM runs");
   if (!rows)
     return rows.takeError();
   sortRows(*rows, {0});
   std::vector<RunSummary> runs;
-  for (const SqlRow &row : *rows)
-    runs.push_back({row.text(0), row.text(1), row.integer(2)});
+  for (const SqlRow &row : *rows) {
+    // As many records as runRecords gives back: up to the first gap.
+    llvm::Expected<RunRecords> records = runRecords(row.text(0));
+    if (!records)
+      return records.takeError();
+    runs.push_back(
+        {row.text(0), row.text(1), int64_t(records->records.size())});
+  }
   return runs;
 }
 

@@ -3,6 +3,7 @@
 #include "kf/Search/Search.h"
 
 #include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InterleavedRange.h"
 
@@ -121,9 +122,23 @@ int64_t totalThreads(const OpSchedule &op) {
 /// so at most three).
 bool canStage(const OpShape &shape) {
   unsigned n = shape.parallelSizes.size();
-  return n >= 2 && n <= 3 && shape.innerReductionSize >= 32 &&
-         shape.innerReductionSize % 8 == 0 &&
+  return n >= 2 && n <= 3 && shape.reductionLoops == 1 &&
+         shape.innerReductionSize >= 32 && shape.innerReductionSize % 8 == 0 &&
          shape.parallelSizes[n - 1] >= 32 && shape.parallelSizes[n - 2] >= 32;
+}
+
+/// Whether a staged mapping stays within what renderSchedule accepts: at
+/// most 256 vector elements per thread and step, and tiles that fit the
+/// 48 KB of static shared memory a block may declare (f32, rows padded by
+/// 4).
+bool stagingFits(const OpSchedule &op) {
+  unsigned n = op.blockTile.size();
+  int64_t perThread = op.reductionStep > 0 ? op.reductionStep : op.stageTile;
+  for (unsigned p = 0; p < n; ++p)
+    perThread *= op.blockTile[p] / std::max<int64_t>(1, op.threads[p]);
+  int64_t rows = op.blockTile[n - 1] + op.blockTile[n - 2];
+  int64_t sharedBytes = rows * (op.stageTile + 4) * 4;
+  return perThread <= 256 && sharedBytes <= 48 * 1024;
 }
 
 /// The largest power of two up to `limit` that divides `size` (at least 1).
@@ -167,7 +182,15 @@ bool applyStaging(OpSchedule &op, const OpShape &shape, int64_t block,
   op.stageTile = powerOfTwoDivisor(shape.innerReductionSize, stage);
   op.reductionStep = step > 0 && op.stageTile % step == 0 ? step : 0;
   int64_t threads = totalThreads(op);
-  return op.stageTile >= 4 && threads >= 32 && threads <= 1024;
+  return op.stageTile >= 4 && threads >= 32 && threads <= 1024 &&
+         stagingFits(op);
+}
+
+/// Back to one output per thread, no shared memory.
+void unstage(OpSchedule &op) {
+  op.stageTile = 0;
+  op.reductionStep = 0;
+  op.blockTile = op.threads;
 }
 
 /// Changes one tile of a staged op; returns a description, or "".
@@ -226,15 +249,13 @@ std::string retuneStaging(OpSchedule &op, const OpShape &shape, unsigned index,
         llvm::formatv("op{0}: staged step {1}", index, tuned.reductionStep);
     break;
   }
-  default: // back to one output per thread, no shared memory
-    tuned.stageTile = 0;
-    tuned.reductionStep = 0;
-    for (unsigned p = 0; p < n; ++p)
-      tuned.blockTile[p] = tuned.threads[p];
-    change = llvm::formatv("op{0}: unstaged", index);
+  default:
+    unstage(tuned);
+    op = tuned;
+    return llvm::formatv("op{0}: unstaged", index).str();
   }
   int64_t threads = totalThreads(tuned);
-  if (threads < 32 || threads > 1024)
+  if (threads < 32 || threads > 1024 || !stagingFits(tuned))
     return "";
   op = tuned;
   return change;
@@ -609,21 +630,21 @@ std::optional<Schedule> kf::adaptGenome(const Schedule &genome,
     if (shape.parallelSizes[n - 1] % op.vectorWidth != 0)
       op.vectorWidth = 1;
     if (op.stageTile > 0) {
-      // Refit the staging to the new shape with the same tiles where they
-      // still divide, or drop it.
-      OpSchedule staged = op;
-      int64_t block = std::max(op.blockTile[n - 1], op.blockTile[n - 2]);
-      int64_t tile =
-          op.blockTile[n - 1] / std::max<int64_t>(1, op.threads[n - 1]);
-      if (canStage(shape) && applyStaging(staged, shape, block, tile,
-                                          op.stageTile, op.reductionStep)) {
-        op = staged;
-        continue;
+      // Refit the staging to the new shape with the same (power-of-two)
+      // tiles where they still divide, or drop it.
+      if (canStage(shape)) {
+        OpSchedule staged = op;
+        int64_t block = llvm::bit_floor(uint64_t(std::max<int64_t>(
+            1, std::max(op.blockTile[n - 1], op.blockTile[n - 2]))));
+        int64_t tile = llvm::bit_floor(uint64_t(std::max<int64_t>(
+            1, op.blockTile[n - 1] / std::max<int64_t>(1, op.threads[n - 1]))));
+        if (applyStaging(staged, shape, block, tile, op.stageTile,
+                         op.reductionStep)) {
+          op = staged;
+          continue;
+        }
       }
-      op.stageTile = 0;
-      op.reductionStep = 0;
-      for (unsigned p = 0; p < n; ++p)
-        op.blockTile[p] = op.threads[p];
+      unstage(op);
     }
     if (op.reductionStep > 0 &&
         (shape.innerReductionSize == 0 ||

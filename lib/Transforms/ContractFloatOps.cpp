@@ -21,9 +21,9 @@ struct KFContractFloatOpsPass
   void runOnOperation() override {
     getOperation().walk([&](arith::ArithFastMathInterface op) {
       // Ops name their flags attribute themselves; the interface knows it.
-      arith::FastMathFlags flags = op.getFastMathFlagsAttr()
-                                       ? op.getFastMathFlagsAttr().getValue()
-                                       : arith::FastMathFlags::none;
+      arith::FastMathFlagsAttr attr = op.getFastMathFlagsAttr();
+      arith::FastMathFlags flags =
+          attr ? attr.getValue() : arith::FastMathFlags::none;
       if (bitEnumContainsAll(flags, arith::FastMathFlags::contract))
         return;
       op->setAttr(

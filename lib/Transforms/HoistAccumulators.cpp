@@ -33,11 +33,15 @@ bool touchesBuffer(Operation *op, Value buffer, Operation *read,
   WalkResult result = op->walk([&](Operation *nested) {
     if (nested == read || nested == write || isa<gpu::BarrierOp>(nested))
       return WalkResult::advance();
-    if (nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
-      return WalkResult::advance();
+    // An op may declare effects of its own and also have nested ones
+    // (linalg ops): its own are checked here, the nested ones as the walk
+    // reaches them.
     auto effects = dyn_cast<MemoryEffectOpInterface>(nested);
-    if (!effects)
+    if (!effects) {
+      if (nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+        return WalkResult::advance();
       return WalkResult::interrupt();
+    }
     SmallVector<MemoryEffects::EffectInstance> instances;
     effects.getEffects(instances);
     for (const MemoryEffects::EffectInstance &effect : instances) {
@@ -52,6 +56,8 @@ bool touchesBuffer(Operation *op, Value buffer, Operation *read,
 }
 
 bool runsAtLeastOnce(scf::ForOp loop) {
+  if (loop.getUnsignedCmp())
+    return false;
   std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound());
   std::optional<int64_t> upper = getConstantIntValue(loop.getUpperBound());
   return lower && upper && *lower < *upper;
@@ -77,7 +83,13 @@ bool hoistOnePair(RewriterBase &rewriter, scf::ForOp loop) {
   if (!runsAtLeastOnce(loop))
     return false;
   for (auto read : loop.getBody()->getOps<vector::TransferReadOp>()) {
-    if (read.getMask() || !isa<MemRefType>(read.getBase().getType()) ||
+    // Lanes out of bounds read the padding on every iteration; carried in
+    // registers they would hold the last iteration's values instead.
+    bool inBounds = llvm::all_of(read.getInBounds(), [](Attribute attr) {
+      return cast<BoolAttr>(attr).getValue();
+    });
+    if (read.getMask() || !inBounds ||
+        !isa<MemRefType>(read.getBase().getType()) ||
         !llvm::all_of(read->getOperands(), [&](Value operand) {
           return loop.isDefinedOutsideOfLoop(operand);
         }))
@@ -85,6 +97,9 @@ bool hoistOnePair(RewriterBase &rewriter, scf::ForOp loop) {
     vector::TransferWriteOp write = matchingWrite(loop, read);
     if (!write || touchesBuffer(loop, bufferOf(read.getBase()), read, write))
       continue;
+    // The read moves before the loop first: the new loop takes its result
+    // as an initial value. replaceWithAdditionalYields cannot fail for
+    // scf.for.
     rewriter.moveOpBefore(read, loop);
     FailureOr<LoopLikeOpInterface> hoisted =
         cast<LoopLikeOpInterface>(loop.getOperation())
@@ -94,8 +109,7 @@ bool hoistOnePair(RewriterBase &rewriter, scf::ForOp loop) {
                 [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
                   return SmallVector<Value>{write.getVector()};
                 });
-    if (failed(hoisted))
-      return false;
+    assert(succeeded(hoisted) && "scf.for always takes more yields");
     auto newLoop = cast<scf::ForOp>(hoisted->getOperation());
     rewriter.moveOpAfter(write, newLoop);
     rewriter.modifyOpInPlace(write, [&] {

@@ -2,6 +2,8 @@
 
 #include "kf/Transforms/Passes.h"
 
+#include "BoundedRewrite.h"
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
@@ -16,28 +18,13 @@ namespace kf {
 using namespace mlir;
 
 namespace {
-constexpr int64_t kMaxRewrites = 200000;
-
 struct KFLowerVectorOpsPass
     : kf::impl::KFLowerVectorOpsBase<KFLowerVectorOpsPass> {
   using Base::Base;
 
-  /// Some schedules' vectors make these patterns run without end (a split
-  /// 3-D reduction with register steps): stop after a bound far above what
-  /// converging kernels need, with an error instead of a compile timeout.
   LogicalResult applyBounded(RewritePatternSet &&patterns) {
-    GreedyRewriteConfig config;
-    config.setMaxNumRewrites(kMaxRewrites);
-    // Failure: the rewrite limit was reached before a fixpoint.
-    if (succeeded(
-            applyPatternsGreedily(getOperation(), std::move(patterns), config)))
-      return success();
-    getOperation().emitError()
-        << "lowering the kernels' vector operations did not converge within "
-        << kMaxRewrites
-        << " rewrites; this schedule's vectorization is not supported (try "
-           "another reduction step or vector width)";
-    return failure();
+    return kf::applyBoundedPatterns(getOperation(), std::move(patterns),
+                                    "lowering the kernels' vector operations");
   }
   void runOnOperation() override {
     MLIRContext *context = &getContext();

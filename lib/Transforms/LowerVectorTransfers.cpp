@@ -2,6 +2,8 @@
 
 #include "kf/Transforms/Passes.h"
 
+#include "BoundedRewrite.h"
+
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
@@ -16,8 +18,6 @@ namespace kf {
 using namespace mlir;
 
 namespace {
-constexpr int64_t kMaxRewrites = 200000;
-
 struct KFLowerVectorTransfersPass
     : kf::impl::KFLowerVectorTransfersBase<KFLowerVectorTransfersPass> {
   using Base::Base;
@@ -36,20 +36,9 @@ struct KFLowerVectorTransfersPass
       dialect->getCanonicalizationPatterns(patterns);
     for (RegisteredOperationName op : context->getRegisteredOperations())
       op.getCanonicalizationPatterns(patterns, context);
-    // Some vectorized schedules make these patterns undo each other
-    // forever (a split 3-D reduction with register steps): stop after a
-    // bound far above what converging schedules need, and say so.
-    GreedyRewriteConfig config;
-    config.setMaxNumRewrites(kMaxRewrites);
-    // Failure: the rewrite limit was reached before a fixpoint.
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
-                                     config))) {
-      getOperation().emitError()
-          << "vector transfer lowering did not converge within " << kMaxRewrites
-          << " rewrites; this schedule's vectorization is not supported "
-             "(try another reduction step or vector width)";
+    if (failed(kf::applyBoundedPatterns(getOperation(), std::move(patterns),
+                                        "vector transfer lowering")))
       return signalPassFailure();
-    }
   }
 };
 } // namespace

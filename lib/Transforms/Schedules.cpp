@@ -297,6 +297,13 @@ FailureOr<kf::Schedule> kf::buildDefaultSchedule(func::FuncOp reference) {
 }
 
 namespace {
+/// Padding of each shared-memory row of a staged tile, in elements: with
+/// 4-byte elements, 16-byte vector reads of a row stay aligned, and rows 4
+/// apart start in different banks.
+constexpr int64_t kWorkgroupPadding = 4;
+/// The static shared memory a kernel may declare (ptxas: 0xc000).
+constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
+
 /// What the script needs, after bufferization, of an op whose inputs are
 /// staged in shared memory.
 struct StagedOp {
@@ -306,8 +313,9 @@ struct StagedOp {
   /// Per loop of the op: each thread's tile (0 for reduction loops).
   SmallVector<int64_t> threadTile;
   SmallVector<std::string> threadMapping;
-  /// The inner step over the staged reduction tile (0: none).
+  /// The innermost reduction loop (the staged one).
   unsigned reductionLoop = 0;
+  /// The inner step over the staged reduction tile (0: none).
   int64_t step = 0;
 };
 
@@ -316,13 +324,17 @@ struct StagedOp {
 /// of the reduction, whose op is marked for the threads' part after
 /// bufferization (renderStagedThreads).
 FailureOr<StagedOp> renderStagedTiling(llvm::raw_ostream &os, unsigned index,
-                                       ScheduledOp info,
+                                       const ScheduledOp &info,
                                        const kf::OpSchedule &schedule) {
-  auto fail = [&]() { return info.op.emitError(); };
+  // Op handles are values; their methods are not const.
+  linalg::LinalgOp op = info.op;
+  auto fail = [&]() { return op.emitError(); };
   if (schedule.stageTile < 0)
     return fail() << "the stage tile must be positive";
   if (!info.innerReduction)
     return fail() << "staging in shared memory needs a reduction loop to tile";
+  if (ShapedType::isDynamic(info.innerReductionSize))
+    return fail() << "staging in shared memory needs a static reduction loop";
   if (info.innerReductionSize % schedule.stageTile != 0)
     return fail() << "the stage tile " << schedule.stageTile
                   << " does not divide the reduction loop of "
@@ -336,7 +348,7 @@ FailureOr<StagedOp> renderStagedTiling(llvm::raw_ostream &os, unsigned index,
                   << " must divide the stage tile " << schedule.stageTile;
   StagedOp staged;
   staged.index = index;
-  staged.numInputs = info.op.getNumDpsInputs();
+  staged.numInputs = op.getNumDpsInputs();
   staged.numLoops = info.numLoops;
   staged.reductionLoop = *info.innerReduction;
   staged.step = step;
@@ -368,6 +380,38 @@ FailureOr<StagedOp> renderStagedTiling(llvm::raw_ostream &os, unsigned index,
                   << " elements per step is too large (at most "
                   << kMaxVectorElements
                   << "): use more threads or a smaller reduction step";
+  // Each input's tile in shared memory: the block's part of every loop it
+  // is indexed by (the stage of the tiled reduction, all of the others),
+  // rows padded by kWorkgroupPadding elements.
+  SmallVector<int64_t> loopTile = op.getStaticLoopRanges();
+  for (unsigned p = 0; p < numParallel; ++p)
+    loopTile[info.parallelLoops[p]] = schedule.blockTile[p];
+  loopTile[*info.innerReduction] = schedule.stageTile;
+  int64_t sharedBytes = 0;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    auto type = dyn_cast<ShapedType>(input->get().getType());
+    if (!type || type.getRank() == 0)
+      continue;
+    AffineMap map = op.getMatchingIndexingMap(input);
+    int64_t elements = 1;
+    for (auto [position, result] : llvm::enumerate(map.getResults())) {
+      int64_t extent = type.getDimSize(position);
+      if (auto dim = dyn_cast<AffineDimExpr>(result))
+        extent = loopTile[dim.getPosition()];
+      if (ShapedType::isDynamic(extent))
+        return fail() << "staging in shared memory needs static input tiles";
+      elements *= extent +
+                  (position + 1 == map.getNumResults() ? kWorkgroupPadding : 0);
+    }
+    sharedBytes +=
+        elements * llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+  }
+  if (sharedBytes > kMaxStaticSharedBytes)
+    return fail() << "the staged tiles need " << sharedBytes
+                  << " bytes of shared memory; a block may declare at most "
+                  << kMaxStaticSharedBytes
+                  << " statically (ptxas refuses more): use smaller block or "
+                     "stage tiles";
   SmallVector<int64_t> stageTile(info.numLoops, 0);
   stageTile[*info.innerReduction] = schedule.stageTile;
   os << llvm::formatv(
@@ -415,12 +459,11 @@ void renderStagedThreads(llvm::raw_ostream &os, ArrayRef<StagedOp> stagedOps) {
         "    transform.structured.vectorize %{0}{1} : !transform.any_op\n",
         staged.step > 0 ? "sstep" : "sthread", i);
   }
-  // Rows padded by 4 elements: 16-byte vector reads stay aligned, and rows
-  // 4 apart start in different banks. Only workgroup allocations read it.
+  // Only workgroup allocations read the padding.
   os << "    %wgallocs = transform.structured.match ops{[\"memref.alloc\"]} "
         "in %func : (!transform.any_op) -> !transform.any_op\n"
-        "    %wgpadding = transform.param.constant 4 : i64 -> "
-        "!transform.param<i64>\n"
+     << "    %wgpadding = transform.param.constant " << kWorkgroupPadding
+     << " : i64 -> !transform.param<i64>\n"
         "    transform.annotate %wgallocs \"kf.workgroup_padding\" = "
         "%wgpadding : !transform.any_op, !transform.param<i64>\n";
 }

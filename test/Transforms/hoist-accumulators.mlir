@@ -75,3 +75,70 @@ func.func @kept(%c: memref<64x64xf32>, %out: memref<64xf32>) {
   }
   return
 }
+
+// -----
+
+// A linalg op in the loop that writes the buffer (its effects are its own,
+// not its body's), and a transfer that may read out of bounds, keep their
+// pairs in place.
+// CHECK-LABEL: func.func @kept_linalg_and_out_of_bounds
+// CHECK-NOT: iter_args
+// CHECK: return
+func.func @kept_linalg_and_out_of_bounds(%c: memref<64x64xf32>, %d: memref<10xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  %pad = arith.constant 0.0 : f32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    scf.for %k = %c0 to %c64 step %c4 {
+      %acc = vector.transfer_read %c[%c0, %c0], %pad {in_bounds = [true]} : memref<64x64xf32>, vector<4xf32>
+      linalg.fill ins(%pad : f32) outs(%c : memref<64x64xf32>)
+      %sum = arith.addf %acc, %acc : vector<4xf32>
+      vector.transfer_write %sum, %c[%c0, %c0] {in_bounds = [true]} : vector<4xf32>, memref<64x64xf32>
+    }
+    scf.for %k = %c0 to %c64 step %c4 {
+      %acc = vector.transfer_read %d[%c8], %pad {in_bounds = [false]} : memref<10xf32>, vector<4xf32>
+      %sum = arith.addf %acc, %acc : vector<4xf32>
+      vector.transfer_write %sum, %d[%c8] {in_bounds = [false]} : vector<4xf32>, memref<10xf32>
+    }
+    gpu.terminator
+  } {kf.hoist_accumulators}
+  return
+}
+
+// -----
+
+// The staged kernel's nest: the pair leaves the inner step loop, then the
+// tile loop around it.
+// CHECK-LABEL: func.func @nest
+// CHECK: %[[INIT:.*]] = vector.transfer_read
+// CHECK: %[[OUTER:.*]] = scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[INIT]])
+// CHECK:   %[[INNER:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[ACC]])
+// CHECK:   scf.yield %[[INNER]]
+// CHECK: vector.transfer_write %[[OUTER]]
+func.func @nest(%a: memref<64x64xf32>, %c: memref<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %pad = arith.constant 0.0 : f32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    scf.for %k = %c0 to %c64 step %c16 {
+      gpu.barrier
+      scf.for %s = %c0 to %c16 step %c4 {
+        %i = arith.addi %k, %s : index
+        %x = vector.transfer_read %a[%c0, %i], %pad {in_bounds = [true, true]} : memref<64x64xf32>, vector<4x4xf32>
+        %acc = vector.transfer_read %c[%c0, %c0], %pad {in_bounds = [true, true]} : memref<64x64xf32>, vector<4x4xf32>
+        %sum = arith.addf %x, %acc : vector<4x4xf32>
+        vector.transfer_write %sum, %c[%c0, %c0] {in_bounds = [true, true]} : vector<4x4xf32>, memref<64x64xf32>
+      }
+    }
+    gpu.terminator
+  } {kf.hoist_accumulators}
+  return
+}

@@ -1650,6 +1650,10 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   if (!resumeRunId.empty()) {
     if (!resumeSearch)
       return fail("--run-id continues a run: give --resume too");
+    if (noLibrary)
+      return fail("--run-id reads the run's records from the experience "
+                  "library: drop --no-library and give the --db that holds "
+                  "them");
     if (sys::fs::exists(inOutput("candidates.jsonl")))
       return fail("--run-id: " + outputDir +
                   " already holds records (candidates.jsonl); give an empty "
@@ -1770,7 +1774,7 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
             (*records)->append(fresh[index], outcome, evaluatorName);
         if (libraryWorks)
           if (Error error = (*library)->recordCandidate(
-                  runId, (*records)->lines().size() - 1, line))
+                  runId, unsigned((*records)->lines().size() - 1), line))
             libraryFailed(std::move(error));
       }
       outcomes[positions[index]] = std::move(outcome);
@@ -2329,6 +2333,12 @@ int runLibraryCommand() {
       kf::ExperienceLibrary::open(path);
   if (!library)
     return fail(toString(library.takeError()));
+  if ((listRuns || !printRun.empty()) && !libraryImport.empty())
+    return fail("--runs and --records print records; --import fills a "
+                "library: give one of them");
+  if (listRuns && !printRun.empty())
+    return fail("--runs lists the runs, --records prints one: give one of "
+                "them");
   if (!libraryImport.empty()) {
     ErrorOr<std::unique_ptr<MemoryBuffer>> text =
         MemoryBuffer::getFileOrSTDIN(libraryImport);
@@ -2344,9 +2354,6 @@ int runLibraryCommand() {
                   toString(std::move(error)));
   }
   if (listRuns || !printRun.empty()) {
-    if (!libraryImport.empty())
-      return fail("--runs and --records print records; --import fills a "
-                  "library: give one of them");
     if (!printRun.empty()) {
       Expected<kf::RunRecords> stored = (*library)->runRecords(printRun);
       if (!stored)

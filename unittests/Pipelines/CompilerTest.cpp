@@ -361,13 +361,16 @@ TEST_F(ScheduleGenomeTest, StagedMatmulReadsSharedMemoryAndWritesOnce) {
   EXPECT_NE(kernel.find("ld.shared.v4"), std::string::npos);
   EXPECT_NE(kernel.find("bar.sync"), std::string::npos);
   EXPECT_NE(kernel.find("fma.rn.f32"), std::string::npos);
-  // Each thread's 4x4 outputs stay in registers across all tiles: written
-  // once, after the loops (kf-hoist-accumulators), not once per tile.
+  // Each thread's 4x4 outputs stay in registers across all tiles: read
+  // and written once, before and after the loops (kf-hoist-accumulators),
+  // not once per tile: every store comes after the last branch back.
+  kernel = kernel.substr(0, kernel.find(".entry", 1));
   size_t stores = 0;
   for (size_t at = kernel.find("st.global"); at != std::string::npos;
        at = kernel.find("st.global", at + 1))
     ++stores;
   EXPECT_EQ(stores, 16u) << kernel;
+  EXPECT_GT(kernel.find("st.global"), kernel.rfind("bra")) << kernel;
   EXPECT_EQ(compiled->plan.steps.back().block[0], 16);
   EXPECT_EQ(compiled->plan.steps.back().block[1], 16);
 }
@@ -384,6 +387,25 @@ TEST_F(ScheduleGenomeTest, StageTileMustDivideTheReduction) {
   EXPECT_TRUE(failed(compileWith(*problem, stagedMatmul(24))));
   EXPECT_NE(diagnostic.find("the stage tile 24 does not divide the reduction "
                             "loop of 64"),
+            std::string::npos)
+      << diagnostic;
+}
+
+TEST_F(ScheduleGenomeTest, StagedTilesMustFitStaticSharedMemory) {
+  OwningOpRef<ModuleOp> problem =
+      parseSourceString<ModuleOp>(kMatmul, &context);
+  ASSERT_TRUE(problem);
+  // 128 x (64 + 4) + 64 x (128 + 4) floats: 68608 bytes, over ptxas's 48 KB.
+  kf::Schedule schedule = stagedMatmul(64);
+  schedule.ops[1].blockTile = {128, 128};
+  std::string diagnostic;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+    diagnostic = d.str();
+    return success();
+  });
+  EXPECT_TRUE(failed(compileWith(*problem, schedule)));
+  EXPECT_NE(diagnostic.find("the staged tiles need 68608 bytes of shared "
+                            "memory; a block may declare at most 49152"),
             std::string::npos)
       << diagnostic;
 }

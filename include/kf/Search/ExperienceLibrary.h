@@ -130,14 +130,17 @@ public:
   /// (JSON text). A second call for the same run changes nothing.
   llvm::Error recordRunStart(llvm::StringRef run, llvm::StringRef problem,
                              llvm::StringRef snapshot);
-  /// Keeps line `ordinal` (from 0) of the run's candidates.jsonl. A second
-  /// call for the same (run, ordinal) changes nothing.
+  /// Keeps record `ordinal` (from 0: the readable lines of the run's
+  /// candidates.jsonl, in order). A second call for the same (run, ordinal)
+  /// with the same record changes nothing; with another record it is an
+  /// error (the run was continued twice, differently).
   llvm::Error recordCandidate(llvm::StringRef run, unsigned ordinal,
                               llvm::StringRef record);
   /// A run's start and its records in order, up to the first missing one;
   /// an error when the library has no such run.
   llvm::Expected<RunRecords> runRecords(llvm::StringRef run);
-  /// Every run recorded, by id, with its problem and number of records.
+  /// Every run recorded, by id, with its problem and number of records (as
+  /// runRecords gives them back).
   llvm::Expected<std::vector<RunSummary>> listRuns();
 
   /// The best schedules of the `limit` problems most similar to `features`

@@ -134,9 +134,10 @@ def KFLowerVectorOps : Pass<"kf-lower-vector-ops", "mlir::gpu::GPUModuleOp"> {
 def KFContractFloatOps : Pass<"kf-contract-float-ops", "mlir::gpu::GPUModuleOp"> {
   let summary = "Allow fused multiply-add in kernels, as nvcc does by default";
   let description = [{
-    Adds the `contract` fast-math flag to every float `arith` operation and
-    `vector.reduction` / `vector.contract` / `vector.multi_reduction` in the
-    kernels, so that the NVPTX backend may fuse a multiply and the add that
+    Adds the `contract` fast-math flag to every operation in the kernels
+    that carries fast-math flags (float `arith` and `math` operations,
+    `vector.reduction`; it runs after kf-lower-vector-ops, which has turned
+    n-D reductions into those), so that the NVPTX backend may fuse a multiply and the add that
     consumes it into one `fma.rn` (one rounding instead of two). Without the
     flag, LLVM emits `mul.rn` and `add.rn`, which ptxas may not fuse: a
     matmul or convolution then issues twice the instructions per

@@ -1,5 +1,5 @@
 // A schedule the search proposed for examples/problems/sum_reduction.mlir: the
-// 3-D sum split 64 ways, with register steps. Lowering its kernels' vector
+// 3-D sum split 32 ways, with register steps. Lowering its kernels' vector
 // operations never reached a fixpoint: before kf bounded the rewrites, the
 // compile ran into the search's 30 s compile timeout (tens of minutes alone).
 module attributes {transform.with_named_sequence} {
