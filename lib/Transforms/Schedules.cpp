@@ -843,13 +843,13 @@ LogicalResult kf::applySchedule(ModuleOp payload, ModuleOp script) {
           transform::TransformDialect::kTransformEntryPointSymbolName);
   if (!entry || failed(lintSchedule(script)))
     return failure();
-  // The passes rendered schedules run (transform.apply_registered_pass),
-  // registered here so that the schedules apply whatever the program
-  // registered (registering twice is harmless).
+  // The passes rendered schedules run (transform.apply_registered_pass:
+  // canonicalize and kf's own), registered here so that the schedules apply
+  // whatever the program registered (registering twice is harmless).
   static std::once_flag registered;
   std::call_once(registered, [] {
     registerCanonicalizerPass();
-    kf::registerKFLowerVectorTransfers();
+    kf::registerKFPasses();
   });
   transform::TransformOptions options;
   // Upstream transforms still crash on some malformed schedules; a crash

@@ -410,6 +410,57 @@ TEST_F(ScheduleGenomeTest, StagedTilesMustFitStaticSharedMemory) {
       << diagnostic;
 }
 
+constexpr const char *kScaledRowSum = R"mlir(
+  kf.problem @scaled_sum reference(@scaled_sum_ref) tolerance(<atol = 1.0e-4, rtol = 1.0e-5>)
+  func.func @scaled_sum_ref(%x: tensor<64x256xf32>) -> tensor<64xf32> {
+    %two = arith.constant 2.0 : f32
+    %zero = arith.constant 0.0 : f32
+    %empty = tensor.empty() : tensor<64x256xf32>
+    %scaled = linalg.generic {
+        indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+        iterator_types = ["parallel", "parallel"]}
+        ins(%x : tensor<64x256xf32>) outs(%empty : tensor<64x256xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %r = arith.mulf %in, %two : f32
+      linalg.yield %r : f32
+    } -> tensor<64x256xf32>
+    %init = tensor.empty() : tensor<64xf32>
+    %acc = linalg.fill ins(%zero : f32) outs(%init : tensor<64xf32>) -> tensor<64xf32>
+    %s = linalg.generic {
+        indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+        iterator_types = ["parallel", "reduction"]}
+        ins(%scaled : tensor<64x256xf32>) outs(%acc : tensor<64xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %r = arith.addf %in, %out : f32
+      linalg.yield %r : f32
+    } -> tensor<64xf32>
+    return %s : tensor<64xf32>
+  }
+)mlir";
+
+// Schedules run kf's passes (fusion here) through
+// transform.apply_registered_pass; they apply in a program that registered
+// no pass, as this test is.
+TEST_F(ScheduleGenomeTest, StructureGenesApplyWithoutRegisteredPasses) {
+  OwningOpRef<ModuleOp> problem =
+      parseSourceString<ModuleOp>(kScaledRowSum, &context);
+  ASSERT_TRUE(problem);
+  func::FuncOp reference =
+      (*problem->getOps<kf::ProblemOp>().begin()).getReferenceFunc();
+  kf::Schedule schedule;
+  schedule.fuseElementwise = true;
+  FailureOr<kf::Restructured> fused = kf::restructure(reference, schedule);
+  ASSERT_TRUE(succeeded(fused));
+  // The scaling is fused into the sum: a fill and the sum are left.
+  EXPECT_EQ(fused->shapes.size(), 2u);
+  schedule.ops = fused->defaults;
+  schedule.ops[1].reductionStep = 8;
+  schedule.ops[1].blockTile = schedule.ops[1].threads = {64};
+  FailureOr<kf::CompiledCandidate> compiled = compileWith(*problem, schedule);
+  ASSERT_TRUE(succeeded(compiled));
+  EXPECT_EQ(compiled->plan.numLaunches(), 2u);
+}
+
 constexpr const char *kRowSum = R"mlir(
   kf.problem @row_sum reference(@row_sum_ref) tolerance(<atol = 1.0e-4, rtol = 1.0e-5>)
   func.func @row_sum_ref(%x: tensor<64x256xf32>) -> tensor<64xf32> {
