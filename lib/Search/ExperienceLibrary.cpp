@@ -4,6 +4,7 @@
 
 #include "LibraryDatabase.h"
 
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
@@ -417,15 +418,21 @@ llvm::Expected<std::vector<RunSummary>> ExperienceLibrary::listRuns() {
   if (!rows)
     return rows.takeError();
   sortRows(*rows, {0});
-  std::vector<RunSummary> runs;
-  for (const SqlRow &row : *rows) {
-    // As many records as runRecords gives back: up to the first gap.
-    llvm::Expected<RunRecords> records = runRecords(row.text(0));
-    if (!records)
-      return records.takeError();
-    runs.push_back(
-        {row.text(0), row.text(1), int64_t(records->records.size())});
+  // Counted as runRecords gives them back, up to the first gap, from the
+  // ordinals alone (not the records' text).
+  llvm::Expected<std::vector<SqlRow>> ordinals =
+      db->query("SELECT run, ordinal FROM candidate_records ORDER BY ordinal");
+  if (!ordinals)
+    return ordinals.takeError();
+  llvm::StringMap<int64_t> consecutive;
+  for (const SqlRow &row : *ordinals) {
+    int64_t &count = consecutive[row.text(0)];
+    if (row.integer(1) == count)
+      ++count;
   }
+  std::vector<RunSummary> runs;
+  for (const SqlRow &row : *rows)
+    runs.push_back({row.text(0), row.text(1), consecutive.lookup(row.text(0))});
   return runs;
 }
 

@@ -127,7 +127,7 @@ struct KFHoistAccumulatorsPass
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
     getOperation().walk([&](gpu::LaunchOp launch) {
-      if (!launch->hasAttr("kf.hoist_accumulators"))
+      if (!launch->hasAttr(kf::kHoistAccumulatorsAttrName))
         return;
       // Loops are replaced as pairs leave them: collect afresh each round.
       // Post-order visits inner loops first, so a pair leaves a nest one

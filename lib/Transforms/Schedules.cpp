@@ -303,6 +303,9 @@ namespace {
 constexpr int64_t kWorkgroupPadding = 4;
 /// The static shared memory a kernel may declare (ptxas: 0xc000).
 constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
+/// Each thread's op becomes one set of vectors: keep it small (a larger one
+/// makes LLVM's instruction selection recurse until the stack ends).
+constexpr int64_t kMaxVectorElements = 256;
 
 /// What the script needs, after bufferization, of an op whose inputs are
 /// staged in shared memory.
@@ -325,7 +328,8 @@ struct StagedOp {
 /// bufferization (renderStagedThreads).
 FailureOr<StagedOp> renderStagedTiling(llvm::raw_ostream &os, unsigned index,
                                        const ScheduledOp &info,
-                                       const kf::OpSchedule &schedule) {
+                                       const kf::OpSchedule &schedule,
+                                       ArrayRef<std::string> threadMapping) {
   // Op handles are values; their methods are not const.
   linalg::LinalgOp op = info.op;
   auto fail = [&]() { return op.emitError(); };
@@ -355,7 +359,6 @@ FailureOr<StagedOp> renderStagedTiling(llvm::raw_ostream &os, unsigned index,
   staged.threadTile.assign(info.numLoops, 0);
   unsigned numParallel = info.parallelSizes.size();
   int64_t perThread = 1;
-  unsigned threadPosition = 0;
   for (int p = numParallel - 1; p >= 0; --p) {
     int64_t size = info.parallelSizes[p], tile = schedule.blockTile[p];
     int64_t threads = schedule.threads[p];
@@ -369,12 +372,11 @@ FailureOr<StagedOp> renderStagedTiling(llvm::raw_ostream &os, unsigned index,
                     << " threads";
     staged.threadTile[info.parallelLoops[p]] = tile / threads;
     perThread *= tile / threads;
-    staged.threadMapping.push_back(mappingName("thread", threadPosition++));
   }
-  std::reverse(staged.threadMapping.begin(), staged.threadMapping.end());
+  // Every parallel loop is mapped: the mapping renderSchedule derived.
+  staged.threadMapping.assign(threadMapping.begin(), threadMapping.end());
   perThread *= info.reductionIterations / info.innerReductionSize *
                (step > 0 ? step : schedule.stageTile);
-  constexpr int64_t kMaxVectorElements = 256;
   if (perThread > kMaxVectorElements)
     return fail() << "a staged thread tile of " << perThread
                   << " elements per step is too large (at most "
@@ -566,7 +568,7 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
         llvm::interleaved(blockMapping));
     if (opSchedule.stageTile != 0) {
       FailureOr<StagedOp> staged =
-          renderStagedTiling(os, index, info, opSchedule);
+          renderStagedTiling(os, index, info, opSchedule, threadMapping);
       if (failed(staged))
         return failure();
       stagedOps.push_back(*staged);
@@ -628,7 +630,6 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
                      ? info.reductionIterations / info.innerReductionSize *
                            opSchedule.reductionStep
                      : info.reductionIterations;
-    constexpr int64_t kMaxVectorElements = 256;
     if (perThread > kMaxVectorElements)
       return info.op.emitError()
              << "a vectorized thread tile of " << perThread
@@ -717,9 +718,9 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
     // kf-hoist-accumulators keeps a staged op's outputs in registers.
     if (llvm::any_of(stagedOps,
                      [&](const StagedOp &staged) { return staged.index == i; }))
-      os << llvm::formatv("    transform.annotate %mapped{0} "
-                          "\"kf.hoist_accumulators\" : !transform.any_op\n",
-                          i);
+      os << llvm::formatv("    transform.annotate %mapped{0} \"{1}\" : "
+                          "!transform.any_op\n",
+                          i, kf::kHoistAccumulatorsAttrName);
   }
   os << "    transform.yield\n  }\n}\n";
   return text;

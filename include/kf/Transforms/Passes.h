@@ -18,6 +18,11 @@
 
 namespace kf {
 
+/// Marks a gpu.launch whose accumulators kf-hoist-accumulators may keep in
+/// registers (a staged schedule sets it).
+inline constexpr llvm::StringLiteral kHoistAccumulatorsAttrName =
+    "kf.hoist_accumulators";
+
 #define GEN_PASS_DECL
 #include "kf/Transforms/Passes.h.inc"
 
