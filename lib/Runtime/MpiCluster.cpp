@@ -44,10 +44,20 @@ llvm::Expected<std::unique_ptr<kf::MpiCluster>> kf::MpiCluster::create() {
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (!initialized) {
+    // Rank 0 dispatches from the search's evaluation threads, one batch at
+    // a time (kf-evolve serializes them): MPI is called from more than one
+    // thread, never from two at once.
     int provided = 0;
-    if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided) !=
+    if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided) !=
         MPI_SUCCESS)
       return llvm::createStringError("--mpi: MPI does not initialize");
+    if (provided < MPI_THREAD_SERIALIZED) {
+      MPI_Finalize();
+      return llvm::createStringError(
+          "--mpi: this MPI library does not let more than one thread call it "
+          "(MPI_THREAD_SERIALIZED); use an MPI built with thread support, "
+          "such as Debian's Open MPI");
+    }
   }
   // A rank that dies must not end the job: errors are returned, and dead
   // ranks are found by their silence.

@@ -401,14 +401,15 @@ kf::WorkerPool::WorkerPool(std::vector<std::string> command,
 
 kf::WorkerPool::~WorkerPool() { wait(); }
 
-void kf::WorkerPool::evaluate(ProblemSpec spec, std::string reference,
-                              std::string candidate, EvalConfig config,
-                              std::chrono::milliseconds timeout,
-                              std::function<void(EvalResult, double)> done) {
-  threads->async([this, spec = std::move(spec),
-                  reference = std::move(reference),
-                  candidate = std::move(candidate), config, timeout,
-                  done = std::move(done)]() mutable {
+std::shared_future<void>
+kf::WorkerPool::evaluate(ProblemSpec spec, std::string reference,
+                         std::string candidate, EvalConfig config,
+                         std::chrono::milliseconds timeout,
+                         std::function<void(EvalResult, double)> done) {
+  return threads->async([this, spec = std::move(spec),
+                         reference = std::move(reference),
+                         candidate = std::move(candidate), config, timeout,
+                         done = std::move(done)]() mutable {
     // As many threads as workers: one is always free when a task starts,
     // but which one is not known in advance.
     size_t slot;

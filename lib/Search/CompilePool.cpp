@@ -2,6 +2,8 @@
 
 #include "kf/Search/CompilePool.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -41,6 +43,7 @@ CompilePool::CompilePool(std::vector<std::string> command, unsigned jobs,
                          std::chrono::milliseconds timeout)
     : command(std::move(command)), timeout(timeout) {
   workers.resize(std::max(1u, jobs));
+  leased.assign(workers.size(), false);
 }
 
 CompilePool::~CompilePool() = default;
@@ -89,6 +92,22 @@ CompileReply CompilePool::compileOn(unsigned slot,
   return failure;
 }
 
+unsigned CompilePool::leaseSlot() {
+  std::unique_lock<std::mutex> lock(slotMutex);
+  slotFreed.wait(lock, [&] { return llvm::is_contained(leased, false); });
+  unsigned slot = llvm::find(leased, false) - leased.begin();
+  leased[slot] = true;
+  return slot;
+}
+
+void CompilePool::releaseSlot(unsigned slot) {
+  {
+    std::lock_guard<std::mutex> lock(slotMutex);
+    leased[slot] = false;
+  }
+  slotFreed.notify_one();
+}
+
 void CompilePool::compile(
     llvm::ArrayRef<CandidateSource> scripts,
     llvm::function_ref<void(size_t, CompileReply)> onCompiled) {
@@ -98,8 +117,8 @@ void CompilePool::compile(
   size_t next = 0;
   unsigned threadsUsed = std::min<size_t>(workers.size(), scripts.size());
   std::vector<std::thread> threads;
-  for (unsigned slot = 0; slot < threadsUsed; ++slot)
-    threads.emplace_back([&, slot] {
+  for (unsigned thread = 0; thread < threadsUsed; ++thread)
+    threads.emplace_back([&] {
       while (true) {
         size_t index;
         {
@@ -108,7 +127,11 @@ void CompilePool::compile(
             return;
           index = next++;
         }
+        // Another compile() may hold some workers: this one waits for a
+        // free one rather than sharing it.
+        unsigned slot = leaseSlot();
         CompileReply reply = compileOn(slot, scripts[index]);
+        releaseSlot(slot);
         std::lock_guard<std::mutex> lock(mutex);
         done.push_back({index, std::move(reply)});
         ready.notify_one();

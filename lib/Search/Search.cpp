@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
+#include <thread>
 
 using namespace kf;
 
@@ -814,20 +816,45 @@ SearchResult kf::runSearch(const Schedule &defaultSchedule,
     if (callbacks.progress)
       callbacks.progress(stored, result);
   };
-  // Evaluates a batch and records it in order.
-  auto evaluateAll = [&](std::vector<SearchCandidate> batch,
-                         const std::function<bool()> &afterEach) {
+  // A batch handed to the evaluator, which runs on a thread of its own so
+  // that the search can propose (and the evaluator compile) the next round
+  // meanwhile.
+  struct PendingBatch {
+    std::vector<SearchCandidate> candidates;
+    std::vector<Outcome> outcomes;
+    std::thread evaluator;
+  };
+  auto submit = [&](std::vector<SearchCandidate> batch) {
+    auto pending = std::make_unique<PendingBatch>();
     std::vector<CandidateSource> sources;
     for (const SearchCandidate &candidate : batch)
       sources.push_back({candidate.kind, candidate.script});
-    std::vector<Outcome> outcomes = callbacks.evaluate(sources);
-    assert(outcomes.size() == batch.size() && "one outcome per script");
-    for (auto [candidate, outcome] : llvm::zip_equal(batch, outcomes)) {
+    pending->candidates = std::move(batch);
+    pending->evaluator =
+        std::thread([&evaluate = callbacks.evaluate, target = pending.get(),
+                     sources = std::move(sources)] {
+          target->outcomes = evaluate(sources);
+        });
+    return pending;
+  };
+  // Waits for a batch and records it in order; false when `afterEach` says
+  // to stop (the rest of the batch is then not recorded).
+  auto collect = [&](std::unique_ptr<PendingBatch> pending,
+                     const std::function<bool()> &afterEach) {
+    pending->evaluator.join();
+    assert(pending->outcomes.size() == pending->candidates.size() &&
+           "one outcome per script");
+    for (auto [candidate, outcome] :
+         llvm::zip_equal(pending->candidates, pending->outcomes)) {
       record(std::move(candidate), std::move(outcome));
       if (afterEach && !afterEach())
         return false;
     }
     return true;
+  };
+  auto evaluateAll = [&](std::vector<SearchCandidate> batch,
+                         const std::function<bool()> &afterEach) {
+    return collect(submit(std::move(batch)), afterEach);
   };
 
   // A script expert's answer to `request` as a candidate (text, no genome).
@@ -1007,8 +1034,50 @@ SearchResult kf::runSearch(const Schedule &defaultSchedule,
   // improved (stagnation).
   std::vector<std::optional<unsigned>> lastIslandBest(islands);
   std::vector<unsigned> sinceImprovement(islands, 0);
+  auto afterEach = [&] {
+    // Ring migration: every island's best goes to the next island.
+    if (options.migrationInterval &&
+        result.candidates.size() % options.migrationInterval == 0)
+      for (unsigned from = 0; from < islands; ++from)
+        if (!populations[from].empty())
+          admit((from + 1) % islands, populations[from].front());
+    // A stagnating island (no better best over its last evaluations)
+    // gets the overall best at once.
+    const SearchCandidate &latest = result.candidates.back();
+    unsigned island = latest.island;
+    std::optional<unsigned> islandBest =
+        populations[island].empty()
+            ? std::nullopt
+            : std::optional<unsigned>(populations[island].front());
+    if (islandBest != lastIslandBest[island]) {
+      lastIslandBest[island] = islandBest;
+      sinceImprovement[island] = 0;
+    } else if (options.stagnationLimit &&
+               ++sinceImprovement[island] >= options.stagnationLimit) {
+      sinceImprovement[island] = 0;
+      if (result.bestIndex && islandBest != result.bestIndex) {
+        admit(island, *result.bestIndex);
+        lastIslandBest[island] = populations[island].front();
+        ++result.stagnationMigrations;
+      }
+    }
+    if (options.targetSpeedup > 0 && defaultSeconds > 0 && result.bestIndex &&
+        defaultSeconds / result.candidates[*result.bestIndex].outcome.seconds >=
+            options.targetSpeedup) {
+      result.stopReason = "target";
+      return false;
+    }
+    return true;
+  };
+  bool overlap = options.overlapRounds &&
+                 !(callbacks.scriptExperts && options.repairRounds);
+  // With overlapping rounds: the round the evaluator has, not yet recorded.
+  std::unique_ptr<PendingBatch> inFlight;
+  auto numInFlight = [&] { return inFlight ? inFlight->candidates.size() : 0; };
   result.stopReason = "budget";
-  while (result.candidates.size() < options.budgetEvals) {
+  bool stop = false;
+  while (!stop &&
+         result.candidates.size() + numInFlight() < options.budgetEvals) {
     if (attempts >= 20 * options.budgetEvals) {
       result.stopReason = "exhausted";
       break;
@@ -1023,7 +1092,8 @@ SearchResult kf::runSearch(const Schedule &defaultSchedule,
     // others back.
     std::vector<SearchCandidate> batch;
     auto room = [&] {
-      return result.candidates.size() + batch.size() < options.budgetEvals;
+      return result.candidates.size() + numInFlight() + batch.size() <
+             options.budgetEvals;
     };
     std::vector<ScriptRequest> requests;
     unsigned roundSize = std::max(islands, options.roundSize);
@@ -1060,6 +1130,12 @@ SearchResult kf::runSearch(const Schedule &defaultSchedule,
     if (!requests.empty())
       addScripts(requests);
     if (batch.empty()) {
+      // The round in flight may open new neighbourhoods: it is recorded
+      // before the search gives up.
+      if (inFlight) {
+        stop = !collect(std::move(inFlight), afterEach);
+        continue;
+      }
       // Script experts alone that keep answering nothing (an endpoint that
       // is down, a model that writes no code) end the search.
       if (!ruleExperts && ++emptyRounds >= 3) {
@@ -1069,44 +1145,17 @@ SearchResult kf::runSearch(const Schedule &defaultSchedule,
       continue;
     }
     emptyRounds = 0;
-    auto afterEach = [&] {
-      // Ring migration: every island's best goes to the next island.
-      if (options.migrationInterval &&
-          result.candidates.size() % options.migrationInterval == 0)
-        for (unsigned from = 0; from < islands; ++from)
-          if (!populations[from].empty())
-            admit((from + 1) % islands, populations[from].front());
-      // A stagnating island (no better best over its last evaluations)
-      // gets the overall best at once.
-      const SearchCandidate &latest = result.candidates.back();
-      unsigned island = latest.island;
-      std::optional<unsigned> islandBest =
-          populations[island].empty()
-              ? std::nullopt
-              : std::optional<unsigned>(populations[island].front());
-      if (islandBest != lastIslandBest[island]) {
-        lastIslandBest[island] = islandBest;
-        sinceImprovement[island] = 0;
-      } else if (options.stagnationLimit &&
-                 ++sinceImprovement[island] >= options.stagnationLimit) {
-        sinceImprovement[island] = 0;
-        if (result.bestIndex && islandBest != result.bestIndex) {
-          admit(island, *result.bestIndex);
-          lastIslandBest[island] = populations[island].front();
-          ++result.stagnationMigrations;
-        }
-      }
-      if (options.targetSpeedup > 0 && defaultSeconds > 0 && result.bestIndex &&
-          defaultSeconds /
-                  result.candidates[*result.bestIndex].outcome.seconds >=
-              options.targetSpeedup) {
-        result.stopReason = "target";
-        return false;
-      }
-      return true;
-    };
+    if (overlap) {
+      // This round goes to the evaluator before the one in flight is
+      // recorded: it compiles while that one is measured.
+      std::unique_ptr<PendingBatch> next = submit(std::move(batch));
+      if (inFlight)
+        stop = !collect(std::move(inFlight), afterEach);
+      inFlight = std::move(next);
+      continue;
+    }
     size_t first = result.candidates.size();
-    bool stop = !evaluateAll(std::move(batch), afterEach);
+    stop = !evaluateAll(std::move(batch), afterEach);
     // Repair rounds: script candidates that did not compile go back to
     // their expert with the error, while the budget lasts.
     for (unsigned round = 0;
@@ -1131,8 +1180,10 @@ SearchResult kf::runSearch(const Schedule &defaultSchedule,
         break;
       stop = !evaluateAll(std::move(batch), afterEach);
     }
-    if (stop)
-      break;
   }
+  // The last round in flight was evaluated: it is recorded, whatever
+  // stopped the search.
+  if (inFlight)
+    collect(std::move(inFlight), {});
   return result;
 }

@@ -285,6 +285,13 @@ static cl::opt<unsigned> roundSize(
              "per GPU, or per evaluating rank with --mpi); a run is "
              "reproducible for the same seed and round size"),
     cl::sub(searchCommand), cl::cat(category));
+static cl::opt<bool> overlapRounds(
+    "overlap-rounds",
+    cl::desc("Propose and compile the next round while the current one is "
+             "measured (default: on; =false makes each round wait for the "
+             "one before). Part of what makes a run reproducible, with the "
+             "seed and the round size"),
+    cl::init(true), cl::sub(searchCommand), cl::cat(category));
 static cl::opt<bool> resumeSearch(
     "resume",
     cl::desc("Continue the search recorded in the output directory: recorded "
@@ -1464,6 +1471,16 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   // What ranked the candidates: the cost model or a GPU model (set by the
   // first evaluation; a resumed run starts from what its records say).
   std::string evaluatorName;
+  // Evaluation threads name it while the search's thread reads it.
+  std::mutex evaluatorNameMutex;
+  auto nameEvaluator = [&](std::string name) {
+    std::lock_guard<std::mutex> lock(evaluatorNameMutex);
+    evaluatorName = std::move(name);
+  };
+  auto currentEvaluatorName = [&] {
+    std::lock_guard<std::mutex> lock(evaluatorNameMutex);
+    return evaluatorName;
+  };
   // Candidates compile in worker processes, several at once; the GPU
   // measures each as soon as it is compiled.
   std::string executable =
@@ -1502,13 +1519,13 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
              << "); ranking candidates with the static cost model: the "
                 "times are predictions, not measurements\n";
       useGpu = false;
-      evaluatorName = "cost-model (predictions)";
+      nameEvaluator("cost-model (predictions)");
       return {"correct", reply.predictedSeconds, reply.triggers};
     }
     if (result.status != kf::EvalStatus::Correct || !result.candidateTime)
       return {kf::stringifyEvalStatus(result.status).str(), 0, reply.triggers,
               result.message};
-    evaluatorName = "gpu (" + result.deviceName + ")";
+    nameEvaluator("gpu (" + result.deviceName + ")");
     return {"correct", result.candidateTime->medianMs / 1e3, reply.triggers};
   };
   // Compiles and evaluates `candidates` in this process: each goes to the
@@ -1518,6 +1535,7 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
     std::vector<kf::Outcome> outcomes(candidates.size());
     if (candidates.empty())
       return outcomes;
+    std::vector<std::shared_future<void>> measurements;
     pool.compile(candidates, [&](size_t index, kf::CompileReply reply) {
       std::unique_lock<std::mutex> lock(measured);
       if (reply.status != "compiled") {
@@ -1525,22 +1543,23 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
         return;
       }
       if (!useGpu) {
-        evaluatorName = "cost-model (predictions)";
+        nameEvaluator("cost-model (predictions)");
         outcomes[index] = {"correct", reply.predictedSeconds, reply.triggers};
         return;
       }
       lock.unlock();
       std::string lowered = std::move(reply.lowered);
-      gpus->evaluate(
+      measurements.push_back(gpus->evaluate(
           spec, referenceText, std::move(lowered), config,
           std::chrono::milliseconds((int64_t)(timeoutSeconds * 1000)),
           [&, index, reply = std::move(reply)](kf::EvalResult result, double) {
             std::lock_guard<std::mutex> guard(measured);
             outcomes[index] = outcomeOf(result, reply);
-          });
+          }));
     });
-    if (gpus)
-      gpus->wait();
+    // This batch's measurements only: another round may be measuring too.
+    for (const std::shared_future<void> &measurement : measurements)
+      measurement.wait();
     return outcomes;
   };
 #ifdef KF_ENABLE_MPI
@@ -1564,8 +1583,9 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
           if (parsed && kf::fromJSON(*parsed, candidate, root))
             outcome = evaluateHere({candidate}).front();
           std::string reply;
-          raw_string_ostream(reply) << json::Value(json::Object{
-              {"outcome", kf::toJSON(outcome)}, {"evaluator", evaluatorName}});
+          raw_string_ostream(reply) << json::Value(
+              json::Object{{"outcome", kf::toJSON(outcome)},
+                           {"evaluator", currentEvaluatorName()}});
           return reply;
         },
         idleLimit);
@@ -1578,7 +1598,11 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   }
   // Rank 0: each candidate goes to a free evaluating rank; a rank silent
   // for --mpi-silence is dead and its candidate goes to another.
+  std::mutex dispatchMutex;
   auto evaluateOnRanks = [&](ArrayRef<kf::CandidateSource> candidates) {
+    // The cluster dispatches one batch at a time: an overlapping round
+    // waits for the one before (the run is the same, only less overlapped).
+    std::lock_guard<std::mutex> dispatching(dispatchMutex);
     std::vector<std::string> requests;
     for (const kf::CandidateSource &candidate : candidates) {
       std::string text;
@@ -1607,7 +1631,7 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
         if (value && kf::fromJSON(*value, outcome, root))
           if (std::optional<StringRef> name = object->getString("evaluator"))
             if (!name->empty())
-              evaluatorName = name->str();
+              nameEvaluator(name->str());
       }
       outcomes.push_back(std::move(outcome));
     }
@@ -1747,10 +1771,16 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
 
   // Candidates not evaluated before (records), compiled and evaluated here
   // or, with --mpi, on the evaluating ranks; recorded as they come back.
+  // Two rounds may be evaluated at once (SearchOptions::overlapRounds), each
+  // on its own thread, while the search's thread learns from what came
+  // back: the records, the library and the evaluator's name are touched
+  // under `storeMutex` only.
+  std::mutex storeMutex;
   callbacks.evaluate = [&](ArrayRef<kf::CandidateSource> candidates) {
     std::vector<kf::Outcome> outcomes(candidates.size());
     std::vector<kf::CandidateSource> fresh;
     std::vector<size_t> positions;
+    std::unique_lock<std::mutex> store(storeMutex);
     for (auto [index, candidate] : llvm::enumerate(candidates)) {
       if (std::optional<kf::Outcome> outcome =
               (*records)->lookup(candidate.text))
@@ -1760,18 +1790,20 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
         positions.push_back(index);
       }
     }
+    store.unlock();
 #ifdef KF_ENABLE_MPI
     std::vector<kf::Outcome> evaluated =
         cluster ? evaluateOnRanks(fresh) : evaluateHere(fresh);
 #else
     std::vector<kf::Outcome> evaluated = evaluateHere(fresh);
 #endif
+    store.lock();
     for (auto [index, outcome] : llvm::enumerate(evaluated)) {
       // A candidate no rank could evaluate is not recorded: --resume
       // evaluates it again.
       if (outcome.status != kLostStatus) {
         std::string line =
-            (*records)->append(fresh[index], outcome, evaluatorName);
+            (*records)->append(fresh[index], outcome, currentEvaluatorName());
         if (libraryWorks)
           if (Error error = (*library)->recordCandidate(
                   runId, unsigned((*records)->lines().size() - 1), line))
@@ -1892,6 +1924,7 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
     options.roundSize = islandCount * (cluster->size() - 1);
 #endif
   options.repairRounds = llmRepairRounds;
+  options.overlapRounds = overlapRounds;
   auto started = std::chrono::steady_clock::now();
   // On a terminal one progress line is redrawn; elsewhere (logs, CI) each
   // evaluation gets its own line.
@@ -1899,6 +1932,7 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   std::optional<unsigned> recordedBest;
   auto learn = [&](const kf::SearchCandidate &candidate,
                    const kf::SearchResult &result) {
+    std::lock_guard<std::mutex> store(storeMutex);
     if (!libraryWorks)
       return;
     Error error = Error::success();
@@ -1918,7 +1952,7 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
       const kf::SearchCandidate &best = result.candidates[*result.bestIndex];
       const kf::Outcome &first = result.candidates[result.defaultIndex].outcome;
       error = (*library)->recordBest(
-          features, evaluatorName, best.genome, best.outcome.seconds,
+          features, currentEvaluatorName(), best.genome, best.outcome.seconds,
           first.status == "correct" ? first.seconds / best.outcome.seconds : 0,
           runId);
     }

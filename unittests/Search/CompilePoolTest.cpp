@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 
 #include <set>
+#include <thread>
 
 using namespace kf;
 using namespace std::chrono_literals;
@@ -41,6 +42,35 @@ TEST(CompilePool, CompilesEveryScriptAndReportsEachOnce) {
   });
   EXPECT_EQ(seen.size(), scripts.size());
   EXPECT_EQ(pool.starts(), 2u); // the workers are reused
+}
+
+TEST(CompilePool, ConcurrentCompilesShareTheWorkersWithoutMixingReplies) {
+  // Two callers at once (the search compiles one round while it measures
+  // the other): each gets its own replies, and the pool starts no more
+  // workers than its size. A worker shared by both would answer one
+  // caller's request with the other's length.
+  CompilePool pool(
+      shell("while read -r line; do sleep 0.05; printf "
+            "'{\"status\":\"compiled\",\"predicted_seconds\":%d}\\n' "
+            "${#line}; done"),
+      2, 10s);
+  auto compileAll = [&](const std::string &prefix, unsigned &matched) {
+    std::vector<CandidateSource> scripts;
+    for (unsigned length = 1; length <= 6; ++length)
+      scripts.push_back(
+          {CandidateKind::Schedule, prefix + std::string(length, 'x')});
+    pool.compile(scripts, [&](size_t index, CompileReply reply) {
+      if (reply.predictedSeconds == 29.0 + scripts[index].text.size())
+        ++matched;
+    });
+  };
+  unsigned matchedShort = 0, matchedLong = 0;
+  std::thread other([&] { compileAll(std::string(40, 'y'), matchedLong); });
+  compileAll("", matchedShort);
+  other.join();
+  EXPECT_EQ(matchedShort, 6u);
+  EXPECT_EQ(matchedLong, 6u);
+  EXPECT_EQ(pool.starts(), 2u);
 }
 
 TEST(CompilePool, ACrashCostsOneCandidateAndAWorker) {

@@ -4,7 +4,9 @@
 
 #include "gtest/gtest.h"
 
+#include <atomic>
 #include <map>
+#include <mutex>
 #include <thread>
 
 using namespace kf;
@@ -74,10 +76,13 @@ std::optional<Restructured> restructure(const Schedule &genome) {
 SearchResult runSynthetic(const SearchOptions &options,
                           ActionWeightFn weight = {},
                           std::function<void()> beforeEvaluate = {}) {
-  // The genome travels as its description, standing in for a script.
+  // The genome travels as its description, standing in for a script. The
+  // evaluator reads it on its own thread while the next round renders.
   std::map<std::string, Schedule> byScript;
+  std::mutex scriptsMutex;
   RenderFn render = [&](const Schedule &genome) -> std::optional<std::string> {
     std::string text = describeGenome(genome);
+    std::lock_guard<std::mutex> lock(scriptsMutex);
     byScript[text] = genome;
     return text;
   };
@@ -85,6 +90,7 @@ SearchResult runSynthetic(const SearchOptions &options,
     if (beforeEvaluate)
       beforeEvaluate();
     std::vector<Outcome> outcomes;
+    std::lock_guard<std::mutex> lock(scriptsMutex);
     for (const CandidateSource &candidate : candidates)
       outcomes.push_back(syntheticTime(byScript.at(candidate.text)));
     return outcomes;
@@ -139,13 +145,16 @@ TEST(Search, RoundsHoldRoundSizeProposals) {
   auto batchSizes = [](unsigned roundSize) {
     std::vector<size_t> sizes;
     std::map<std::string, Schedule> byScript;
+    std::mutex mutex;
     RenderFn render =
         [&](const Schedule &genome) -> std::optional<std::string> {
       std::string text = describeGenome(genome);
+      std::lock_guard<std::mutex> lock(mutex);
       byScript[text] = genome;
       return text;
     };
     EvaluateFn evaluate = [&](llvm::ArrayRef<CandidateSource> candidates) {
+      std::lock_guard<std::mutex> lock(mutex);
       sizes.push_back(candidates.size());
       std::vector<Outcome> outcomes;
       for (const CandidateSource &candidate : candidates)
@@ -167,6 +176,41 @@ TEST(Search, RoundsHoldRoundSizeProposals) {
   EXPECT_GT(*std::max_element(eight.begin(), eight.end()), 4u);
   EXPECT_LE(*std::max_element(eight.begin(), eight.end()), 8u);
   EXPECT_LT(eight.size(), four.size());
+}
+
+TEST(Search, OverlappingRoundsEvaluateTwoRoundsAtOnce) {
+  // The evaluator holds each batch a little; with overlapping rounds the
+  // next round arrives while it does (so it can compile while the GPUs
+  // measure), never more than two at once, and the budget still holds.
+  auto run = [](bool overlap, unsigned &mostAtOnce) {
+    std::atomic<unsigned> inside{0};
+    std::atomic<unsigned> most{0};
+    SearchOptions options;
+    options.seed = 9;
+    options.budgetEvals = 41;
+    options.overlapRounds = overlap;
+    SearchResult result = runSynthetic(options, {}, [&] {
+      unsigned now = ++inside;
+      unsigned seen = most.load();
+      while (now > seen && !most.compare_exchange_weak(seen, now))
+        ;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      --inside;
+    });
+    mostAtOnce = most;
+    return result;
+  };
+  unsigned overlapped = 0, serial = 0;
+  SearchResult a = run(true, overlapped), b = run(true, overlapped);
+  run(false, serial);
+  EXPECT_EQ(overlapped, 2u);
+  EXPECT_EQ(serial, 1u);
+  // Proposals depend only on rounds already recorded: the same seed gives
+  // the same run, however the evaluations interleave.
+  EXPECT_EQ(a.candidates.size(), 41u);
+  ASSERT_EQ(a.candidates.size(), b.candidates.size());
+  for (size_t i = 0; i < a.candidates.size(); ++i)
+    EXPECT_EQ(a.candidates[i].script, b.candidates[i].script) << i;
 }
 
 TEST(Search, AScriptExpertsFirstAnswerCanBeTheBaseline) {

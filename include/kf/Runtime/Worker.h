@@ -30,6 +30,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <functional>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -108,11 +109,14 @@ public:
 
   /// Measures `candidate` on the next free GPU (config.device is set to
   /// it); `done(result, seconds)` gets the result and the seconds the GPU
-  /// was busy with it.
-  void evaluate(ProblemSpec spec, std::string reference, std::string candidate,
-                EvalConfig config, std::chrono::milliseconds timeout,
-                std::function<void(EvalResult, double)> done);
-  /// Waits until every measurement submitted so far has finished.
+  /// was busy with it. The future is ready once `done` has returned, so a
+  /// caller can wait for its own candidates while others measure theirs.
+  std::shared_future<void>
+  evaluate(ProblemSpec spec, std::string reference, std::string candidate,
+           EvalConfig config, std::chrono::milliseconds timeout,
+           std::function<void(EvalResult, double)> done);
+  /// Waits until every measurement submitted so far, by any caller, has
+  /// finished.
   void wait();
 
   unsigned size() const { return workers.size(); }

@@ -20,8 +20,11 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/JSON.h"
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -58,7 +61,9 @@ public:
 
   /// Compiles `candidates` in parallel. `onCompiled(index, reply)` runs on
   /// the calling thread as each completes (in completion order), so the
-  /// caller can measure one candidate while the others compile.
+  /// caller can measure one candidate while the others compile. Several
+  /// threads may call this at once: they share the workers, and no more
+  /// than `jobs` scripts compile at a time.
   void compile(llvm::ArrayRef<CandidateSource> candidates,
                llvm::function_ref<void(size_t, CompileReply)> onCompiled);
 
@@ -69,10 +74,17 @@ public:
 private:
   /// Compiles one script on worker `slot`, restarting it when needed.
   CompileReply compileOn(unsigned slot, const CandidateSource &candidate);
+  /// A worker slot no other compile is using (waits for one).
+  unsigned leaseSlot();
+  void releaseSlot(unsigned slot);
 
   std::vector<std::string> command;
   std::chrono::milliseconds timeout;
   std::vector<std::unique_ptr<Subprocess>> workers;
+  /// Which slots a compile holds, guarded by `slotMutex`.
+  std::vector<bool> leased;
+  std::mutex slotMutex;
+  std::condition_variable slotFreed;
   std::atomic<unsigned> numStarts{0};
 };
 

@@ -178,6 +178,14 @@ struct SearchOptions {
   /// the island count mean one per island. The search depends on it: a
   /// run is reproducible for the same seed and round size.
   unsigned roundSize = 0;
+  /// Rounds overlap: the next round is proposed and handed to the
+  /// evaluator while the current one is still being evaluated, so its
+  /// candidates compile while the GPUs measure and no GPU waits for a
+  /// round's slowest candidate. Proposals then see the populations as they
+  /// stood two rounds back; they depend only on rounds already recorded, so
+  /// a seed still fixes the run. Off, or with script experts that get
+  /// repair rounds, each round waits for the one before.
+  bool overlapRounds = true;
   /// No default schedule (a problem with no reference to schedule): the
   /// baseline, candidate 0, is the script experts' answer to a first
   /// request without a parent (a CUDA kernel as written), and no rule
@@ -229,6 +237,9 @@ using RenderFn = std::function<std::optional<std::string>(const Schedule &)>;
 /// Compiles and evaluates candidates, one outcome per candidate in the same
 /// order. A batch holds one round's proposals (or the seeds), so an
 /// evaluator can compile its members in parallel while it measures others.
+/// It runs on a thread of its own and, with SearchOptions::overlapRounds,
+/// two calls (two rounds) may run at once: an evaluator that cannot overlap
+/// them serializes them itself.
 using EvaluateFn = std::function<std::vector<Outcome>(
     llvm::ArrayRef<CandidateSource> candidates)>;
 
