@@ -578,10 +578,34 @@ llvm::Expected<llvm::json::Value> ExperienceLibrary::exportJSON() {
   for (const SqlRow &row : *observed)
     observations.push_back(llvm::json::Object{{"run", row.text(0)},
                                               {"candidate", row.integer(1)}});
+  // The runs and their candidate records (for --resume --run-id), records
+  // as the text they are stored as, each with its ordinal: a gap left by a
+  // kill stays a gap.
+  llvm::Expected<std::vector<SqlRow>> runRows =
+      db->query("SELECT run, problem, snapshot FROM runs");
+  if (!runRows)
+    return runRows.takeError();
+  sortRows(*runRows, {0});
+  llvm::Expected<std::vector<SqlRow>> recordRows = db->query(
+      "SELECT run, ordinal, record FROM candidate_records ORDER BY ordinal");
+  if (!recordRows)
+    return recordRows.takeError();
+  llvm::StringMap<llvm::json::Array> recordsByRun;
+  for (const SqlRow &row : *recordRows)
+    recordsByRun[row.text(0)].push_back(llvm::json::Object{
+        {"ordinal", row.integer(1)}, {"record", row.text(2)}});
+  llvm::json::Array runs;
+  for (const SqlRow &row : *runRows)
+    runs.push_back(
+        llvm::json::Object{{"run", row.text(0)},
+                           {"problem", row.text(1)},
+                           {"snapshot", row.text(2)},
+                           {"records", std::move(recordsByRun[row.text(0)])}});
   return llvm::json::Object{{"path", db->name()},
                             {"action_stats", std::move(statsJSON)},
                             {"best_schedules", std::move(best)},
-                            {"observations", std::move(observations)}};
+                            {"observations", std::move(observations)},
+                            {"runs", std::move(runs)}};
 }
 
 llvm::Error ExperienceLibrary::importJSON(const llvm::json::Value &exported) {
@@ -602,6 +626,10 @@ llvm::Error ExperienceLibrary::importJSON(const llvm::json::Value &exported) {
   if (!stats || !best || !observations)
     return invalid("expected an object with \"action_stats\", "
                    "\"best_schedules\" and \"observations\" arrays");
+  // Exports from before runs were kept have none.
+  const llvm::json::Array *runs = object->getArray("runs");
+  if (object->get("runs") && !runs)
+    return invalid("\"runs\" is not an array");
 
   Transaction transaction(*db);
   if (llvm::Error error = transaction.begin())
@@ -610,14 +638,15 @@ llvm::Error ExperienceLibrary::importJSON(const llvm::json::Value &exported) {
   // something would count experience twice, or lose it.
   llvm::Expected<std::vector<SqlRow>> learned =
       db->query("SELECT (SELECT count(*) FROM observations) + "
-                "(SELECT count(*) FROM best_schedules)");
+                "(SELECT count(*) FROM best_schedules) + "
+                "(SELECT count(*) FROM runs)");
   if (!learned)
     return learned.takeError();
   if (!learned->empty() && learned->front().integer(0) > 0)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
-        "experience library %s already holds observations or best "
-        "schedules; import into a new library",
+        "experience library %s already holds observations, best "
+        "schedules or runs; import into a new library",
         db->name().c_str());
   for (auto [index, value] : llvm::enumerate(*stats)) {
     const llvm::json::Object *stat = value.getAsObject();
@@ -701,6 +730,41 @@ llvm::Error ExperienceLibrary::importJSON(const llvm::json::Value &exported) {
         {entry->getString("run")->str(), *entry->getInteger("candidate")});
     if (!inserted)
       return inserted.takeError();
+  }
+  static const llvm::json::Array noRuns;
+  for (auto [index, value] : llvm::enumerate(runs ? *runs : noRuns)) {
+    const llvm::json::Object *entry = value.getAsObject();
+    const llvm::json::Array *records =
+        entry ? entry->getArray("records") : nullptr;
+    if (!entry || !entry->getString("run") || !entry->getString("problem") ||
+        !entry->getString("snapshot") || !records)
+      return invalid(llvm::formatv("runs[{0}] lacks a run, problem, snapshot "
+                                   "or records",
+                                   index)
+                         .str());
+    std::string run = entry->getString("run")->str();
+    llvm::Expected<int64_t> inserted = db->change(
+        "INSERT INTO runs(run, problem, snapshot) VALUES(?1, ?2, ?3)",
+        {run, entry->getString("problem")->str(),
+         entry->getString("snapshot")->str()});
+    if (!inserted)
+      return inserted.takeError();
+    for (auto [position, recordValue] : llvm::enumerate(*records)) {
+      const llvm::json::Object *record = recordValue.getAsObject();
+      std::optional<int64_t> ordinal =
+          record ? record->getInteger("ordinal") : std::nullopt;
+      if (!ordinal || *ordinal < 0 || !record->getString("record"))
+        return invalid(llvm::formatv("runs[{0}].records[{1}] lacks an "
+                                     "ordinal or a record",
+                                     index, position)
+                           .str());
+      llvm::Expected<int64_t> stored =
+          db->change("INSERT INTO candidate_records(run, ordinal, record) "
+                     "VALUES(?1, ?2, ?3)",
+                     {run, *ordinal, record->getString("record")->str()});
+      if (!stored)
+        return stored.takeError();
+    }
   }
   // The imported priors stand; the curated rules' version mark stays, so
   // opening the library again does not overwrite them.
@@ -815,9 +879,12 @@ llvm::json::Value LibrarySnapshot::toJSON() const {
   for (const auto &[name, genome] : seeds)
     seedsJSON.push_back(
         llvm::json::Object{{"name", name}, {"schedule", kf::toJSON(genome)}});
-  return llvm::json::Object{{"weights", weights.toJSON()},
+  llvm::json::Object object{{"weights", weights.toJSON()},
                             {"seeds", std::move(seedsJSON)},
                             {"notes", llvm::json::Array(notes)}};
+  if (settings)
+    object["search_settings"] = settings->toJSON();
+  return object;
 }
 
 std::optional<LibrarySnapshot>
@@ -846,5 +913,10 @@ LibrarySnapshot::fromJSON(const llvm::json::Value &value) {
   }
   for (const llvm::json::Value &note : *notes)
     snapshot.notes.push_back(note.getAsString().value_or("").str());
+  if (const llvm::json::Value *settings = object->get("search_settings")) {
+    snapshot.settings = SearchSettings::fromJSON(*settings);
+    if (!snapshot.settings)
+      return std::nullopt;
+  }
   return snapshot;
 }

@@ -2,6 +2,7 @@
 
 #include "kf/Search/Search.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/bit.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -760,6 +761,47 @@ std::string structureKey(const Schedule &genome) {
   return key;
 }
 } // namespace
+
+llvm::json::Value SearchSettings::toJSON() const {
+  return llvm::json::Object{{"seed", static_cast<int64_t>(seed)},
+                            {"islands", islands},
+                            {"round_size", roundSize},
+                            {"overlap_rounds", overlapRounds}};
+}
+
+std::optional<SearchSettings>
+SearchSettings::fromJSON(const llvm::json::Value &value) {
+  const llvm::json::Object *object = value.getAsObject();
+  if (!object)
+    return std::nullopt;
+  std::optional<int64_t> seed = object->getInteger("seed"),
+                         islands = object->getInteger("islands"),
+                         roundSize = object->getInteger("round_size");
+  std::optional<bool> overlap = object->getBoolean("overlap_rounds");
+  if (!seed || !islands || *islands < 1 || !roundSize || *roundSize < 0 ||
+      !overlap)
+    return std::nullopt;
+  return SearchSettings{static_cast<uint64_t>(*seed),
+                        static_cast<unsigned>(*islands),
+                        static_cast<unsigned>(*roundSize), *overlap};
+}
+
+std::optional<std::string>
+SearchSettings::differenceFrom(const SearchSettings &given) const {
+  llvm::SmallVector<std::string> differences;
+  if (given.seed != seed)
+    differences.push_back("--seed " + std::to_string(seed));
+  if (given.islands != islands)
+    differences.push_back("--islands " + std::to_string(islands));
+  if (given.roundSize != roundSize)
+    differences.push_back("--round-size " + std::to_string(roundSize));
+  if (given.overlapRounds != overlapRounds)
+    differences.push_back(std::string("--overlap-rounds=") +
+                          (overlapRounds ? "true" : "false"));
+  if (differences.empty())
+    return std::nullopt;
+  return llvm::join(differences, " ");
+}
 
 SearchResult kf::runSearch(const Schedule &defaultSchedule,
                            const SearchCallbacks &callbacks,

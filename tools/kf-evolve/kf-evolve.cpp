@@ -1705,6 +1705,19 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
     return fail(toString(records.takeError()));
   std::string runId = (*records)->getRunId();
   evaluatorName = (*records)->getRecordedEvaluator();
+  // What decides the search besides the problem and the library: a resumed
+  // run must be given what the run started with. Every GPU (or evaluating
+  // rank) gets about one proposal per island per round, unless
+  // --round-size says otherwise.
+  kf::SearchSettings settings{seed, islandCount, roundSize, overlapRounds};
+  if (!roundSize.getNumOccurrences()) {
+    if (gpus)
+      settings.roundSize = islandCount * gpus->size();
+#ifdef KF_ENABLE_MPI
+    else if (cluster)
+      settings.roundSize = islandCount * (cluster->size() - 1);
+#endif
+  }
   std::optional<kf::LibrarySnapshot> snapshot;
   if (resumeSearch) {
     errs() << "kf-evolve: resuming: " << (*records)->numRecorded()
@@ -1722,6 +1735,14 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
       if (!snapshot)
         return fail("--resume: library-snapshot.json is not a library "
                     "snapshot kf wrote");
+      if (snapshot->settings)
+        if (std::optional<std::string> difference =
+                snapshot->settings->differenceFrom(settings))
+          return fail("--resume: run " + (*records)->getRunId() +
+                      " was started with other search settings: give " +
+                      *difference +
+                      " to continue the same search, or start a new run in "
+                      "another --output directory");
     }
   }
 
@@ -1731,6 +1752,7 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
     if (!taken)
       return fail(toString(taken.takeError()));
     snapshot = std::move(*taken);
+    snapshot->settings = settings;
     std::string text;
     raw_string_ostream(text) << formatv("{0:2}", snapshot->toJSON()) << "\n";
     if (!write("library-snapshot.json", text))
@@ -1797,21 +1819,28 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
 #else
     std::vector<kf::Outcome> evaluated = evaluateHere(fresh);
 #endif
-    store.lock();
-    for (auto [index, outcome] : llvm::enumerate(evaluated)) {
-      // A candidate no rank could evaluate is not recorded: --resume
-      // evaluates it again.
-      if (outcome.status != kLostStatus) {
-        std::string line =
-            (*records)->append(fresh[index], outcome, currentEvaluatorName());
-        if (libraryWorks)
-          if (Error error = (*library)->recordCandidate(
-                  runId, unsigned((*records)->lines().size() - 1), line))
-            libraryFailed(std::move(error));
-      }
+    for (auto [index, outcome] : llvm::enumerate(evaluated))
       outcomes[positions[index]] = std::move(outcome);
-    }
     return outcomes;
+  };
+  // Each candidate goes to the records (and the library's copy) as the
+  // search records it: in the search's order, which overlapping rounds
+  // would not give if each evaluation thread wrote what it got back, so
+  // two continuations of one run write the same record numbers. Replayed
+  // candidates are there already; one no rank could evaluate is not
+  // recorded, so that --resume evaluates it again.
+  auto appendRecord = [&](const kf::SearchCandidate &candidate) {
+    std::lock_guard<std::mutex> store(storeMutex);
+    if (candidate.outcome.status == kLostStatus ||
+        (*records)->lookup(candidate.script))
+      return;
+    std::string line = (*records)->append({candidate.kind, candidate.script},
+                                          candidate.outcome,
+                                          currentEvaluatorName());
+    if (libraryWorks)
+      if (Error error = (*library)->recordCandidate(
+              runId, unsigned((*records)->lines().size() - 1), line))
+        libraryFailed(std::move(error));
   };
 
   // Each failed proposal is said as it happens.
@@ -1913,16 +1942,7 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
       ruleExperts ? seeds : std::vector<std::pair<std::string, kf::Schedule>>();
   options.ruleExperts = ruleExperts;
   options.baselineFromScriptExperts = selfReferenced;
-  // Every GPU (or evaluating rank) gets about one proposal per island per
-  // round, unless --round-size says otherwise.
-  if (roundSize.getNumOccurrences())
-    options.roundSize = roundSize;
-  else if (gpus)
-    options.roundSize = islandCount * gpus->size();
-#ifdef KF_ENABLE_MPI
-  else if (cluster)
-    options.roundSize = islandCount * (cluster->size() - 1);
-#endif
+  options.roundSize = settings.roundSize;
   options.repairRounds = llmRepairRounds;
   options.overlapRounds = overlapRounds;
   auto started = std::chrono::steady_clock::now();
@@ -1962,6 +1982,7 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   };
   callbacks.progress = [&](const kf::SearchCandidate &candidate,
                            const kf::SearchResult &result) {
+    appendRecord(candidate);
     learn(candidate, result);
     double elapsed = std::chrono::duration<double>(
                          std::chrono::steady_clock::now() - started)

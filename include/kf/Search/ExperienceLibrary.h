@@ -208,6 +208,10 @@ struct LibrarySnapshot {
   ActionWeights weights;
   std::vector<std::pair<std::string, Schedule>> seeds;
   std::vector<std::string> notes;
+  /// The settings the run's search started with, which a resumed run must
+  /// be given again to continue the same search (none in snapshots written
+  /// before they were kept).
+  std::optional<SearchSettings> settings;
 
   /// Reads the weights and the best schedules of the `limit` problems most
   /// similar to `features` that `restructure` can fit (kf::adaptGenome).

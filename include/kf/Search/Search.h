@@ -197,6 +197,23 @@ struct SearchOptions {
   std::vector<std::pair<std::string, Schedule>> seeds;
 };
 
+/// What, besides the problem, the library snapshot and the evaluator,
+/// decides which candidates a search proposes: a run resumed with other
+/// values would go on as another search.
+struct SearchSettings {
+  uint64_t seed = 1;
+  unsigned islands = 4;
+  /// The round size in effect (SearchOptions::roundSize after defaults).
+  unsigned roundSize = 0;
+  bool overlapRounds = true;
+
+  llvm::json::Value toJSON() const;
+  static std::optional<SearchSettings> fromJSON(const llvm::json::Value &);
+  /// Says how `given` differs from these, as the options to give instead
+  /// ("--seed 3"); std::nullopt when it does not.
+  std::optional<std::string> differenceFrom(const SearchSettings &given) const;
+};
+
 struct SearchCandidate {
   unsigned id = 0;
   unsigned island = 0;
