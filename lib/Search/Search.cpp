@@ -879,20 +879,22 @@ SearchResult kf::runSearch(const Schedule &defaultSchedule,
         });
     return pending;
   };
-  // Waits for a batch and records it in order; false when `afterEach` says
-  // to stop (the rest of the batch is then not recorded).
+  // Waits for a batch and records all of it in order (it was evaluated);
+  // false when `afterEach` said to stop (it is not asked again for the rest
+  // of the batch).
   auto collect = [&](std::unique_ptr<PendingBatch> pending,
                      const std::function<bool()> &afterEach) {
     pending->evaluator.join();
     assert(pending->outcomes.size() == pending->candidates.size() &&
            "one outcome per script");
+    bool goOn = true;
     for (auto [candidate, outcome] :
          llvm::zip_equal(pending->candidates, pending->outcomes)) {
       record(std::move(candidate), std::move(outcome));
-      if (afterEach && !afterEach())
-        return false;
+      if (goOn && afterEach && !afterEach())
+        goOn = false;
     }
-    return true;
+    return goOn;
   };
   auto evaluateAll = [&](std::vector<SearchCandidate> batch,
                          const std::function<bool()> &afterEach) {
@@ -1224,8 +1226,8 @@ SearchResult kf::runSearch(const Schedule &defaultSchedule,
     }
   }
   // The last round in flight was evaluated: it is recorded, whatever
-  // stopped the search.
+  // stopped the search (and may reach the target).
   if (inFlight)
-    collect(std::move(inFlight), {});
+    collect(std::move(inFlight), afterEach);
   return result;
 }

@@ -1709,7 +1709,11 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   // run must be given what the run started with. Every GPU (or evaluating
   // rank) gets about one proposal per island per round, unless
   // --round-size says otherwise.
-  kf::SearchSettings settings{seed, islandCount, roundSize, overlapRounds};
+  // Rounds overlap only where the search lets them (not for script experts
+  // with repair rounds): what is kept is what happens.
+  kf::SearchSettings settings{
+      seed, std::max(1u, islandCount.getValue()), roundSize,
+      overlapRounds && !((cudaExperts || llmExperts) && llmRepairRounds > 0)};
   if (!roundSize.getNumOccurrences()) {
     if (gpus)
       settings.roundSize = islandCount * gpus->size();
@@ -1735,6 +1739,13 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
       if (!snapshot)
         return fail("--resume: library-snapshot.json is not a library "
                     "snapshot kf wrote");
+      // A run started before the settings were kept had rounds that did
+      // not overlap: it goes on that way.
+      if (!snapshot->settings && settings.overlapRounds) {
+        errs() << "kf-evolve: --resume: this run predates overlapping "
+                  "rounds; it continues without them\n";
+        settings.overlapRounds = false;
+      }
       if (snapshot->settings)
         if (std::optional<std::string> difference =
                 snapshot->settings->differenceFrom(settings))
@@ -1834,9 +1845,9 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
     if (candidate.outcome.status == kLostStatus ||
         (*records)->lookup(candidate.script))
       return;
-    std::string line = (*records)->append({candidate.kind, candidate.script},
-                                          candidate.outcome,
-                                          currentEvaluatorName());
+    std::string line =
+        (*records)->append({candidate.kind, candidate.script},
+                           candidate.outcome, currentEvaluatorName());
     if (libraryWorks)
       if (Error error = (*library)->recordCandidate(
               runId, unsigned((*records)->lines().size() - 1), line))
@@ -1944,7 +1955,7 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   options.baselineFromScriptExperts = selfReferenced;
   options.roundSize = settings.roundSize;
   options.repairRounds = llmRepairRounds;
-  options.overlapRounds = overlapRounds;
+  options.overlapRounds = settings.overlapRounds;
   auto started = std::chrono::steady_clock::now();
   // On a terminal one progress line is redrawn; elsewhere (logs, CI) each
   // evaluation gets its own line.

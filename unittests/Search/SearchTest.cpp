@@ -213,6 +213,42 @@ TEST(Search, OverlappingRoundsEvaluateTwoRoundsAtOnce) {
     EXPECT_EQ(a.candidates[i].script, b.candidates[i].script) << i;
 }
 
+TEST(Search, ATargetStopRecordsEveryEvaluatedCandidate) {
+  // Regression: a round that reached the target mid-way dropped the rest
+  // of its candidates (evaluated, never recorded), while the round in
+  // flight after it was recorded.
+  for (bool overlap : {true, false}) {
+    std::map<std::string, Schedule> byScript;
+    std::mutex mutex;
+    size_t evaluated = 0;
+    RenderFn render =
+        [&](const Schedule &genome) -> std::optional<std::string> {
+      std::string text = describeGenome(genome);
+      std::lock_guard<std::mutex> lock(mutex);
+      byScript[text] = genome;
+      return text;
+    };
+    EvaluateFn evaluate = [&](llvm::ArrayRef<CandidateSource> candidates) {
+      std::lock_guard<std::mutex> lock(mutex);
+      evaluated += candidates.size();
+      std::vector<Outcome> outcomes;
+      for (const CandidateSource &candidate : candidates)
+        outcomes.push_back(syntheticTime(byScript.at(candidate.text)));
+      return outcomes;
+    };
+    SearchOptions options;
+    options.seed = 4;
+    options.budgetEvals = 200;
+    options.targetSpeedup = 1.3; // one 4-wide vector: 10 s -> 7 s
+    options.overlapRounds = overlap;
+    SearchResult result = runSearch(
+        defaultGenome(), {render, evaluate, restructure, {}, {}}, options);
+    EXPECT_EQ(result.stopReason, "target") << overlap;
+    EXPECT_LT(result.candidates.size(), 200u) << overlap;
+    EXPECT_EQ(result.candidates.size(), evaluated) << overlap;
+  }
+}
+
 TEST(Search, AScriptExpertsFirstAnswerCanBeTheBaseline) {
   // No default schedule: candidate 0 is the script experts' answer to a
   // request without a parent; rule experts and seeds stay out.
