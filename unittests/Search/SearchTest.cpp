@@ -71,11 +71,12 @@ std::optional<Restructured> restructure(const Schedule &genome) {
   return result;
 }
 
-/// `beforeEvaluate` runs before each batch is evaluated (e.g. to let time
-/// pass).
+/// `beforeEvaluate` sees each batch before it is evaluated (e.g. to count
+/// it, or to let time pass); two may run at once (overlapping rounds).
+using BatchHook = std::function<void(llvm::ArrayRef<CandidateSource>)>;
 SearchResult runSynthetic(const SearchOptions &options,
                           ActionWeightFn weight = {},
-                          std::function<void()> beforeEvaluate = {}) {
+                          BatchHook beforeEvaluate = {}) {
   // The genome travels as its description, standing in for a script. The
   // evaluator reads it on its own thread while the next round renders.
   std::map<std::string, Schedule> byScript;
@@ -88,7 +89,7 @@ SearchResult runSynthetic(const SearchOptions &options,
   };
   EvaluateFn evaluate = [&](llvm::ArrayRef<CandidateSource> candidates) {
     if (beforeEvaluate)
-      beforeEvaluate();
+      beforeEvaluate(candidates);
     std::vector<Outcome> outcomes;
     std::lock_guard<std::mutex> lock(scriptsMutex);
     for (const CandidateSource &candidate : candidates)
@@ -144,29 +145,15 @@ TEST(Search, RoundsHoldRoundSizeProposals) {
   // each round's proposals arrive together.
   auto batchSizes = [](unsigned roundSize) {
     std::vector<size_t> sizes;
-    std::map<std::string, Schedule> byScript;
     std::mutex mutex;
-    RenderFn render =
-        [&](const Schedule &genome) -> std::optional<std::string> {
-      std::string text = describeGenome(genome);
-      std::lock_guard<std::mutex> lock(mutex);
-      byScript[text] = genome;
-      return text;
-    };
-    EvaluateFn evaluate = [&](llvm::ArrayRef<CandidateSource> candidates) {
-      std::lock_guard<std::mutex> lock(mutex);
-      sizes.push_back(candidates.size());
-      std::vector<Outcome> outcomes;
-      for (const CandidateSource &candidate : candidates)
-        outcomes.push_back(syntheticTime(byScript.at(candidate.text)));
-      return outcomes;
-    };
     SearchOptions options;
     options.seed = 5;
     options.budgetEvals = 33;
     options.roundSize = roundSize;
-    runSearch(defaultGenome(), {render, evaluate, restructure, {}, {}},
-              options);
+    runSynthetic(options, {}, [&](llvm::ArrayRef<CandidateSource> batch) {
+      std::lock_guard<std::mutex> lock(mutex);
+      sizes.push_back(batch.size());
+    });
     return sizes;
   };
   std::vector<size_t> four = batchSizes(0), eight = batchSizes(8);
@@ -189,14 +176,15 @@ TEST(Search, OverlappingRoundsEvaluateTwoRoundsAtOnce) {
     options.seed = 9;
     options.budgetEvals = 41;
     options.overlapRounds = overlap;
-    SearchResult result = runSynthetic(options, {}, [&] {
-      unsigned now = ++inside;
-      unsigned seen = most.load();
-      while (now > seen && !most.compare_exchange_weak(seen, now))
-        ;
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      --inside;
-    });
+    SearchResult result =
+        runSynthetic(options, {}, [&](llvm::ArrayRef<CandidateSource>) {
+          unsigned now = ++inside;
+          unsigned seen = most.load();
+          while (now > seen && !most.compare_exchange_weak(seen, now))
+            ;
+          std::this_thread::sleep_for(std::chrono::milliseconds(20));
+          --inside;
+        });
     mostAtOnce = most;
     return result;
   };
@@ -218,31 +206,16 @@ TEST(Search, ATargetStopRecordsEveryEvaluatedCandidate) {
   // of its candidates (evaluated, never recorded), while the round in
   // flight after it was recorded.
   for (bool overlap : {true, false}) {
-    std::map<std::string, Schedule> byScript;
-    std::mutex mutex;
-    size_t evaluated = 0;
-    RenderFn render =
-        [&](const Schedule &genome) -> std::optional<std::string> {
-      std::string text = describeGenome(genome);
-      std::lock_guard<std::mutex> lock(mutex);
-      byScript[text] = genome;
-      return text;
-    };
-    EvaluateFn evaluate = [&](llvm::ArrayRef<CandidateSource> candidates) {
-      std::lock_guard<std::mutex> lock(mutex);
-      evaluated += candidates.size();
-      std::vector<Outcome> outcomes;
-      for (const CandidateSource &candidate : candidates)
-        outcomes.push_back(syntheticTime(byScript.at(candidate.text)));
-      return outcomes;
-    };
+    std::atomic<size_t> evaluated{0};
     SearchOptions options;
     options.seed = 4;
     options.budgetEvals = 200;
     options.targetSpeedup = 1.3; // one 4-wide vector: 10 s -> 7 s
     options.overlapRounds = overlap;
-    SearchResult result = runSearch(
-        defaultGenome(), {render, evaluate, restructure, {}, {}}, options);
+    SearchResult result =
+        runSynthetic(options, {}, [&](llvm::ArrayRef<CandidateSource> batch) {
+          evaluated += batch.size();
+        });
     EXPECT_EQ(result.stopReason, "target") << overlap;
     EXPECT_LT(result.candidates.size(), 200u) << overlap;
     EXPECT_EQ(result.candidates.size(), evaluated) << overlap;
@@ -374,11 +347,12 @@ TEST(Search, ATimeBudgetSpentOnTheBaselineStartsNoSeed) {
   options.budgetSeconds = 0.05;
   options.seeds = {{"from-library", seeded}};
   bool first = true;
-  SearchResult result = runSynthetic(options, {}, [&] {
-    if (first) // the baseline outlasts the whole budget
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    first = false;
-  });
+  SearchResult result =
+      runSynthetic(options, {}, [&](llvm::ArrayRef<CandidateSource>) {
+        if (first) // the baseline outlasts the whole budget
+          std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        first = false;
+      });
   EXPECT_EQ(result.candidates.size(), 1u);
   EXPECT_EQ(result.stopReason, "time");
 }
