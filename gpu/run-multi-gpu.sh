@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Throughput on one GPU and on every GPU of the host (issue 10): the same
-# search (problem, seed, budget) with --gpus 0 and then --gpus all; prints
-# each run's throughput.json (evaluations per second, each GPU's busy
-# fraction) and each rate over that of one GPU. MODES="0-serial 0 all"
-# also runs one GPU with rounds that do not overlap (--overlap-rounds=false).
+# search (problem, seed, budget, round size) with --gpus 0, with --gpus all,
+# and as an MPI job (rank 0 drives, one evaluating rank per GPU, through the
+# bundle's Open MPI); prints each run's throughput.json (evaluations per
+# second, each GPU's busy fraction) and each rate over that of one GPU.
+# Every mode runs rounds of the same size (ROUND_SIZE, default 8), so that
+# the runs propose the same candidates (they part only where the GPUs'
+# timings rank two candidates differently). MODES picks the runs (default
+# "0 all mpi"); "0-serial" is one GPU with rounds that do not overlap.
 #
 #   kf-bundle/gpu/run-multi-gpu.sh [problem] [evaluations]
 set -uo pipefail
@@ -12,20 +16,34 @@ bundle=$(dirname "$here")
 kf=$bundle/bin/kf-evolve
 problem=${1:-relu}
 evals=${2:-60}
+round=${ROUND_SIZE:-8}
 out=${OUT_DIR:-/tmp/kf-gpu}/multi-gpu
 mkdir -p "$out"
 nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader || true
-modes=${MODES:-0 all}
+gpu_count=$(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | wc -l)
+modes=${MODES:-0 all mpi}
+common=("$bundle/examples/problems/$problem.mlir" --budget-evals "$evals" --round-size "$round"
+  --seed 1 --runs 10 --min-runs 5 --time-budget-ms 200 --timeout 30 --no-library)
 for mode in $modes; do
-  gpus=${mode%-serial}
-  extra=()
-  [ "$mode" != "$gpus" ] && extra=(--overlap-rounds=false)
-  echo "== $problem, $evals evaluations, --gpus $gpus ${extra[*]}"
   rm -rf "$out/$mode"
-  "$kf" "$bundle/examples/problems/$problem.mlir" --gpus "$gpus" --budget-evals "$evals" \
-    --seed 1 --runs 10 --min-runs 5 --time-budget-ms 200 --timeout 30 --no-library \
-    "${extra[@]}" --output "$out/$mode" > "$out/$mode.out" 2> "$out/$mode.log" \
-    || echo "search failed: $(tail -2 "$out/$mode.log")"
+  case $mode in
+    mpi)
+      ranks=$((gpu_count + 1))
+      echo "== $problem, $evals evaluations, rounds of $round, mpirun -n $ranks --mpi"
+      "$bundle/bin/mpirun" --allow-run-as-root --oversubscribe -n "$ranks" \
+        "$kf" "${common[@]}" --mpi --output "$out/$mode" > "$out/$mode.out" 2> "$out/$mode.log" \
+        || echo "search failed: $(tail -2 "$out/$mode.log")"
+      ;;
+    *)
+      gpus=${mode%-serial}
+      extra=()
+      [ "$mode" != "$gpus" ] && extra=(--overlap-rounds=false)
+      echo "== $problem, $evals evaluations, rounds of $round, --gpus $gpus ${extra[*]}"
+      "$kf" "${common[@]}" --gpus "$gpus" "${extra[@]}" --output "$out/$mode" \
+        > "$out/$mode.out" 2> "$out/$mode.log" \
+        || echo "search failed: $(tail -2 "$out/$mode.log")"
+      ;;
+  esac
   cat "$out/$mode.out"
   grep "throughput:" "$out/$mode.log"
 done
@@ -36,13 +54,17 @@ rates = {}
 for mode in sys.argv[2:]:
     try:
         t = json.load(open(os.path.join(out, mode, "throughput.json")))
+        r = json.load(open(os.path.join(out, mode, "result.json")))
     except Exception as e:
         print("%s: no throughput (%s)" % (mode, e))
         continue
     rates[mode] = t["evaluations_per_second"]
-    print("--gpus %s: %.2f evaluations/s, busy %s%s" % (
-        mode, t["evaluations_per_second"],
-        ["%.0f%%" % (100 * b) for b in t.get("gpu_busy_fraction", [])],
+    busy = t.get("gpu_busy_fraction") or [x["busy_fraction"] for x in t.get("ranks", [])]
+    best = r.get("best", {}).get("seconds")
+    print("%-8s %6.1f s  %.2f evaluations/s  GPU busy %s  GPU-seconds/s %.2f  best %s%s" % (
+        mode, t["wall_seconds"], t["evaluations_per_second"],
+        " ".join("%.0f%%" % (100 * b) for b in busy), sum(busy),
+        "%.3f ms" % (best * 1e3) if best else "-",
         "" if mode == "0" or "0" not in rates else
-        "; %.2f x one GPU" % (t["evaluations_per_second"] / rates["0"])))
+        "  %.2fx one GPU" % (t["evaluations_per_second"] / rates["0"])))
 PY

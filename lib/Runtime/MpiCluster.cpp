@@ -7,9 +7,9 @@
 
 #include <mpi.h>
 
-#include <atomic>
 #include <deque>
 #include <map>
+#include <mutex>
 #include <thread>
 
 using Clock = std::chrono::steady_clock;
@@ -38,26 +38,170 @@ std::string receive(const MPI_Status &probed) {
   return buffer;
 }
 
+/// Requests and replies carry their request's id: "<id>\n<text>".
+std::string withId(uint64_t id, llvm::StringRef text) {
+  return (llvm::Twine(id) + "\n" + text).str();
+}
+std::pair<uint64_t, llvm::StringRef> splitId(llvm::StringRef message) {
+  auto [head, text] = message.split('\n');
+  uint64_t id = 0;
+  if (head.getAsInteger(10, id))
+    return {0, message};
+  return {id, text};
+}
+
 } // namespace
 
-llvm::Expected<std::unique_ptr<kf::MpiCluster>> kf::MpiCluster::create() {
-  int initialized = 0;
+/// Rank 0's side: the requests of every dispatch in progress, the ranks
+/// holding them, and every MPI call (one thread at a time, under `mutex`).
+struct kf::MpiCluster::Dispatcher {
+  /// One dispatch call's replies, and how many are still to come.
+  struct Batch {
+    std::vector<std::optional<std::string>> replies;
+    size_t remaining = 0;
+  };
+  struct Pending {
+    const std::string *text;
+    Batch *batch;
+    size_t index;
+  };
+  /// A request sent to a rank: its message lives until the send completes.
+  struct Sent {
+    std::string message;
+    MPI_Request send = MPI_REQUEST_NULL;
+  };
+
+  Dispatcher(int numRanks, Limits limits)
+      : numRanks(numRanks), limits(limits), dead(numRanks, false),
+        held(numRanks), lastHeard(numRanks) {}
+
+  unsigned live() const { return numRanks - 1 - numDead; }
+
+  /// `id` is answered (std::nullopt: by no rank).
+  void deliver(uint64_t id, std::optional<std::string> reply) {
+    auto it = pending.find(id);
+    if (it == pending.end())
+      return;
+    Batch &batch = *it->second.batch;
+    batch.replies[it->second.index] = std::move(reply);
+    --batch.remaining;
+    pending.erase(it);
+  }
+
+  /// `rank` is dead: what it held goes back to the front of the queue, in
+  /// the order it was sent.
+  void bury(int rank) {
+    dead[rank] = true;
+    ++numDead;
+    for (auto it = held[rank].rbegin(); it != held[rank].rend(); ++it) {
+      queue.push_front(it->first);
+      // The send may never complete; its buffer is kept for MPI.
+      MPI_Request_free(&it->second.send);
+      unsent.push_back(std::move(it->second.message));
+    }
+    held[rank].clear();
+  }
+
+  /// Sends what fits, takes one message in, and finds silent ranks dead.
+  /// Returns whether anything happened.
+  bool progress() {
+    bool moved = false;
+    Clock::time_point now = Clock::now();
+    // The ranks take one request each in turn while they have room, so
+    // that work spreads over them.
+    for (bool sent = true; sent && !queue.empty();) {
+      sent = false;
+      for (int rank = 1; rank < numRanks && !queue.empty(); ++rank) {
+        if (dead[rank] || held[rank].size() >= limits.depth)
+          continue;
+        uint64_t id = queue.front();
+        queue.pop_front();
+        // Silence counts from when a rank has work.
+        if (held[rank].empty())
+          lastHeard[rank] = now;
+        Sent &sentRequest = held[rank][id];
+        sentRequest.message = withId(id, *pending.at(id).text);
+        MPI_Isend(sentRequest.message.data(), (int)sentRequest.message.size(),
+                  MPI_CHAR, rank, kRequest, MPI_COMM_WORLD, &sentRequest.send);
+        sent = moved = true;
+      }
+    }
+    int flag = 0;
+    MPI_Status status;
+    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
+    if (flag) {
+      std::string message = receive(status);
+      int rank = status.MPI_SOURCE;
+      // Late words of a rank taken for dead are ignored.
+      if (rank > 0 && rank < numRanks && !dead[rank]) {
+        lastHeard[rank] = now;
+        if (status.MPI_TAG == kReply) {
+          auto [id, text] = splitId(message);
+          auto it = held[rank].find(id);
+          if (it != held[rank].end()) {
+            MPI_Wait(&it->second.send, MPI_STATUS_IGNORE);
+            held[rank].erase(it);
+            deliver(id, text.str());
+          }
+        }
+      }
+      return true;
+    }
+    for (int rank = 1; rank < numRanks; ++rank)
+      if (!dead[rank] && !held[rank].empty() &&
+          now - lastHeard[rank] > limits.silence) {
+        bury(rank);
+        moved = true;
+      }
+    // Requests left when every evaluating rank is dead: answered by none.
+    if (!live() && !queue.empty()) {
+      for (uint64_t id : queue)
+        deliver(id, std::nullopt);
+      queue.clear();
+      moved = true;
+    }
+    return moved;
+  }
+
+  int numRanks;
+  Limits limits;
+  std::mutex mutex;
+  uint64_t nextId = 1;
+  std::map<uint64_t, Pending> pending;
+  /// Requests not sent yet: those of dead ranks first, then in the order
+  /// they were dispatched.
+  std::deque<uint64_t> queue;
+  /// Per rank (index: rank): found dead, the requests it holds, and when it
+  /// was last heard from.
+  std::vector<bool> dead;
+  std::vector<std::map<uint64_t, Sent>> held;
+  std::vector<Clock::time_point> lastHeard;
+  /// Messages of sends to dead ranks, which may never complete.
+  std::vector<std::string> unsent;
+  unsigned numDead = 0;
+};
+
+llvm::Expected<std::unique_ptr<kf::MpiCluster>>
+kf::MpiCluster::create(Limits limits) {
+  // Rank 0 dispatches from the search's evaluation threads, one at a time
+  // (under the dispatcher's lock): MPI is called from more than one thread,
+  // never from two at once.
+  int initialized = 0, provided = 0;
   MPI_Initialized(&initialized);
   if (!initialized) {
-    // Rank 0 dispatches from the search's evaluation threads, one batch at
-    // a time (kf-evolve serializes them): MPI is called from more than one
-    // thread, never from two at once.
-    int provided = 0;
     if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided) !=
         MPI_SUCCESS)
       return llvm::createStringError("--mpi: MPI does not initialize");
-    if (provided < MPI_THREAD_SERIALIZED) {
+  } else {
+    MPI_Query_thread(&provided);
+  }
+  if (provided < MPI_THREAD_SERIALIZED) {
+    if (!initialized)
       MPI_Finalize();
-      return llvm::createStringError(
-          "--mpi: this MPI library does not let more than one thread call it "
-          "(MPI_THREAD_SERIALIZED); use an MPI built with thread support, "
-          "such as Debian's Open MPI");
-    }
+    return llvm::createStringError(
+        "--mpi: this MPI library does not let more than one thread call it "
+        "(MPI_THREAD_SERIALIZED); use an MPI built with thread support, "
+        "such as Debian's Open MPI");
   }
   // A rank that dies must not end the job: errors are returned, and dead
   // ranks are found by their silence.
@@ -71,65 +215,68 @@ llvm::Expected<std::unique_ptr<kf::MpiCluster>> kf::MpiCluster::create() {
         "--mpi needs at least two ranks (mpirun -n 2 or more, or srun): rank "
         "0 drives the search and the others evaluate candidates");
   }
-  return std::unique_ptr<MpiCluster>(new MpiCluster(rank, size));
+  limits.depth = std::max(1u, limits.depth);
+  return std::unique_ptr<MpiCluster>(new MpiCluster(rank, size, limits));
 }
 
-kf::MpiCluster::MpiCluster(int rank, int size)
-    : myRank(rank), numRanks(size), dead(size, false) {}
+kf::MpiCluster::MpiCluster(int rank, int size, Limits limits)
+    : myRank(rank), numRanks(size),
+      dispatcher(std::make_unique<Dispatcher>(size, limits)) {}
 
 void kf::MpiCluster::releaseServers() {
-  if (myRank == 0) {
-    // Every rank but this one is told to stop, the dead ones too (one
-    // taken for dead may only have been slow), and each live one answers;
-    // one that does not within the silence limit is dead too.
-    char none = 0;
-    std::vector<MPI_Request> sends(numRanks, MPI_REQUEST_NULL);
-    std::vector<bool> answered(numRanks, false);
-    for (int rank = 1; rank < numRanks; ++rank)
-      MPI_Isend(&none, 0, MPI_CHAR, rank, kStop, MPI_COMM_WORLD, &sends[rank]);
-    Clock::time_point deadline = Clock::now() + silence;
-    unsigned waiting = liveServers();
-    while (waiting && Clock::now() < deadline) {
-      int flag = 0;
-      MPI_Status status;
-      MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
-      if (!flag) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
-        continue;
-      }
-      receive(status);
-      int rank = status.MPI_SOURCE;
-      if (status.MPI_TAG == kStopped && !dead[rank] && !answered[rank]) {
-        answered[rank] = true;
-        --waiting;
-      }
+  if (myRank != 0)
+    return;
+  std::lock_guard<std::mutex> lock(dispatcher->mutex);
+  std::vector<bool> &dead = dispatcher->dead;
+  // Every rank but this one is told to stop, the dead ones too (one taken
+  // for dead may only have been slow), and each live one answers once it
+  // has answered what it holds; one that does not within the silence limit
+  // is dead too.
+  char none = 0;
+  std::vector<MPI_Request> sends(numRanks, MPI_REQUEST_NULL);
+  std::vector<bool> answered(numRanks, false);
+  for (int rank = 1; rank < numRanks; ++rank)
+    MPI_Isend(&none, 0, MPI_CHAR, rank, kStop, MPI_COMM_WORLD, &sends[rank]);
+  Clock::time_point deadline = Clock::now() + dispatcher->limits.silence;
+  unsigned waiting = dispatcher->live();
+  while (waiting && Clock::now() < deadline) {
+    int flag = 0;
+    MPI_Status status;
+    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
+    if (!flag) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      continue;
     }
-    for (int rank = 1; rank < numRanks; ++rank) {
-      if (!dead[rank] && !answered[rank]) {
-        dead[rank] = true;
-        ++numDead;
-      }
-      if (dead[rank])
-        MPI_Request_free(&sends[rank]);
-      else
-        MPI_Wait(&sends[rank], MPI_STATUS_IGNORE);
+    receive(status);
+    int rank = status.MPI_SOURCE;
+    if (status.MPI_TAG == kStopped && !dead[rank] && !answered[rank]) {
+      answered[rank] = true;
+      --waiting;
     }
-    stopped = true;
   }
+  for (int rank = 1; rank < numRanks; ++rank) {
+    if (!dead[rank] && !answered[rank]) {
+      dead[rank] = true;
+      ++dispatcher->numDead;
+    }
+    if (dead[rank])
+      MPI_Request_free(&sends[rank]);
+    else
+      MPI_Wait(&sends[rank], MPI_STATUS_IGNORE);
+  }
+  stopped = true;
 }
 
 kf::MpiCluster::~MpiCluster() {
   if (!stopped)
     releaseServers();
-  if (myRank == 0) {
-    if (numDead) {
-      // MPI_Finalize is collective: Open MPI (4.1, without ULFM) can wait
-      // in it forever for a rank that died. Everything is written by now,
-      // so the job ends here, with exit status 0.
-      llvm::outs().flush();
-      llvm::errs().flush();
-      MPI_Abort(MPI_COMM_WORLD, 0);
-    }
+  if (myRank == 0 && deadServers()) {
+    // MPI_Finalize is collective: Open MPI (4.1, without ULFM) can wait in
+    // it forever for a rank that died. Everything is written by now, so the
+    // job ends here, with exit status 0.
+    llvm::outs().flush();
+    llvm::errs().flush();
+    MPI_Abort(MPI_COMM_WORLD, 0);
   }
   // An evaluating rank that gave up on rank 0 cannot finalize with it.
   if (abandoned) {
@@ -150,117 +297,111 @@ int kf::MpiCluster::localRank() const {
   return rank;
 }
 
-unsigned kf::MpiCluster::liveServers() const { return numRanks - 1 - numDead; }
+unsigned kf::MpiCluster::liveServers() const {
+  std::lock_guard<std::mutex> lock(dispatcher->mutex);
+  return dispatcher->live();
+}
+
+unsigned kf::MpiCluster::deadServers() const {
+  std::lock_guard<std::mutex> lock(dispatcher->mutex);
+  return dispatcher->numDead;
+}
 
 std::vector<std::optional<std::string>>
-kf::MpiCluster::dispatch(llvm::ArrayRef<std::string> requests,
-                         std::chrono::milliseconds silence) {
-  this->silence = silence;
-  stopped = false; // the evaluating ranks serve until the next release
-  std::vector<std::optional<std::string>> replies(requests.size());
-  std::deque<size_t> queue;
-  for (size_t index = 0; index < requests.size(); ++index)
-    queue.push_back(index);
-  struct InFlight {
-    size_t index;
-    Clock::time_point lastHeard;
-    MPI_Request send;
-  };
-  std::map<int, InFlight> busy;
-  while (!queue.empty() || !busy.empty()) {
-    // Each free live rank takes the next request.
-    for (int rank = 1; rank < numRanks && !queue.empty(); ++rank) {
-      if (dead[rank] || busy.count(rank))
-        continue;
-      size_t index = queue.front();
-      queue.pop_front();
-      InFlight flight{index, Clock::now(), MPI_REQUEST_NULL};
-      MPI_Isend(requests[index].data(), (int)requests[index].size(), MPI_CHAR,
-                rank, kRequest, MPI_COMM_WORLD, &flight.send);
-      busy[rank] = flight;
+kf::MpiCluster::dispatch(llvm::ArrayRef<std::string> requests) {
+  Dispatcher::Batch batch;
+  batch.replies.resize(requests.size());
+  batch.remaining = requests.size();
+  {
+    std::lock_guard<std::mutex> lock(dispatcher->mutex);
+    stopped = false; // the evaluating ranks serve until the next release
+    for (auto [index, request] : llvm::enumerate(requests)) {
+      uint64_t id = dispatcher->nextId++;
+      dispatcher->pending[id] = {&request, &batch, index};
+      dispatcher->queue.push_back(id);
     }
-    if (busy.empty())
-      break; // requests left and no live rank to take them
-    int flag = 0;
-    MPI_Status status;
-    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
-    if (flag) {
-      std::string message = receive(status);
-      auto it = busy.find(status.MPI_SOURCE);
-      // Late words of a rank taken for dead are ignored.
-      if (it == busy.end() || dead[status.MPI_SOURCE])
-        continue;
-      it->second.lastHeard = Clock::now();
-      if (status.MPI_TAG == kReply) {
-        MPI_Wait(&it->second.send, MPI_STATUS_IGNORE);
-        replies[it->second.index] = std::move(message);
-        busy.erase(it);
-      }
-      continue;
-    }
-    // Silent ranks are dead: their requests go back to the queue's front.
-    Clock::time_point now = Clock::now();
-    for (auto it = busy.begin(); it != busy.end();) {
-      if (now - it->second.lastHeard <= silence) {
-        ++it;
-        continue;
-      }
-      dead[it->first] = true;
-      ++numDead;
-      queue.push_front(it->second.index);
-      MPI_Request_free(&it->second.send);
-      it = busy.erase(it);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
-  return replies;
+  // Every dispatching thread moves the work along, its own and the
+  // others'; each returns once its own requests are answered.
+  while (true) {
+    bool moved;
+    {
+      std::lock_guard<std::mutex> lock(dispatcher->mutex);
+      if (!batch.remaining)
+        break;
+      moved = dispatcher->progress();
+      if (!batch.remaining)
+        break;
+    }
+    if (!moved)
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return std::move(batch.replies);
 }
 
 bool kf::MpiCluster::serve(
     const std::function<std::string(llvm::StringRef)> &handle,
     std::chrono::milliseconds idleLimit) {
-  Clock::time_point lastHeard = Clock::now();
+  // Each request runs on a thread of its own; this thread, the only one
+  // calling MPI, sends the replies as they are ready and says every so
+  // often that the rank is alive while any request runs.
+  std::map<uint64_t, std::thread> running;
+  std::mutex finishedMutex;
+  std::vector<std::pair<uint64_t, std::string>> finished;
+  Clock::time_point lastHeard = Clock::now(), lastSaid = Clock::now();
+  bool stopAsked = false;
   while (true) {
-    int flag = 0;
-    MPI_Status status;
-    MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
-    if (!flag) {
-      if (Clock::now() - lastHeard > idleLimit) {
-        abandoned = true;
-        return false;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      continue;
+    std::vector<std::pair<uint64_t, std::string>> ready;
+    {
+      std::lock_guard<std::mutex> lock(finishedMutex);
+      ready.swap(finished);
     }
-    std::string message = receive(status);
-    if (status.MPI_TAG == kStop) {
+    for (auto &[id, reply] : ready) {
+      running.at(id).join();
+      running.erase(id);
+      std::string message = withId(id, reply);
+      MPI_Send(message.data(), (int)message.size(), MPI_CHAR, 0, kReply,
+               MPI_COMM_WORLD);
+      lastHeard = lastSaid = Clock::now();
+    }
+    if (stopAsked && running.empty()) {
       char none = 0;
       MPI_Send(&none, 0, MPI_CHAR, 0, kStopped, MPI_COMM_WORLD);
       stopped = true;
       return true;
     }
-    if (status.MPI_TAG != kRequest)
+    int flag = 0;
+    MPI_Status status;
+    MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
+    if (flag) {
+      std::string message = receive(status);
+      lastHeard = Clock::now();
+      if (status.MPI_TAG == kStop)
+        stopAsked = true;
+      if (status.MPI_TAG != kRequest)
+        continue;
+      auto [id, text] = splitId(message);
+      // Rank 0 never sends one id twice; a duplicate would lose a thread.
+      if (running.count(id))
+        continue;
+      running.emplace(id, std::thread([&, id = id, text = text.str()] {
+                        std::string reply = handle(text);
+                        std::lock_guard<std::mutex> lock(finishedMutex);
+                        finished.emplace_back(id, std::move(reply));
+                      }));
       continue;
-    // The work runs on its own thread; this one, the only one calling MPI,
-    // says every so often that the rank is alive.
-    std::string reply;
-    std::atomic<bool> done{false};
-    std::thread worker([&] {
-      reply = handle(message);
-      done = true;
-    });
-    Clock::time_point last = Clock::now();
-    while (!done) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-      if (Clock::now() - last >= kHeartbeatInterval) {
+    }
+    Clock::time_point now = Clock::now();
+    if (!running.empty()) {
+      if (now - lastSaid >= kHeartbeatInterval) {
         char none = 0;
         MPI_Send(&none, 0, MPI_CHAR, 0, kHeartbeat, MPI_COMM_WORLD);
-        last = Clock::now();
+        lastSaid = now;
       }
+    } else if (now - lastHeard > idleLimit) {
+      abandoned = true;
+      return false;
     }
-    worker.join();
-    MPI_Send(reply.data(), (int)reply.size(), MPI_CHAR, 0, kReply,
-             MPI_COMM_WORLD);
-    lastHeard = Clock::now();
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
 }

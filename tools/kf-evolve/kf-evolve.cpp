@@ -59,6 +59,7 @@
 
 #include <iostream>
 #include <mutex>
+#include <numeric>
 
 using namespace llvm;
 using namespace mlir;
@@ -279,6 +280,12 @@ static cl::opt<double> mpiSilence(
     cl::desc("With --mpi: seconds an evaluating rank may stay silent before "
              "it is taken for dead and its candidate goes to another rank"),
     cl::init(30), cl::sub(searchCommand), cl::cat(category));
+static cl::opt<unsigned> mpiDepth(
+    "mpi-depth",
+    cl::desc("With --mpi: candidates each evaluating rank holds at once, "
+             "so that it compiles the next while its GPU measures one "
+             "(default: two rounds' share of one rank, 2 x --islands)"),
+    cl::sub(searchCommand), cl::cat(category));
 static cl::opt<unsigned> roundSize(
     "round-size",
     cl::desc("Proposals per round of the search (default: one per island "
@@ -1264,8 +1271,14 @@ kf::DiagnosisSummary summarizeDiagnosis(const kf::CompiledCandidate &compiled) {
 /// for the next problems of the job.
 Expected<kf::MpiCluster *> jobCluster() {
   if (!mpiCluster) {
+    kf::MpiCluster::Limits limits;
+    limits.silence =
+        std::chrono::milliseconds((int64_t)(mpiSilence.getValue() * 1000));
+    limits.depth = mpiDepth.getNumOccurrences()
+                       ? mpiDepth.getValue()
+                       : 2 * std::max(1u, islandCount.getValue());
     Expected<std::unique_ptr<kf::MpiCluster>> created =
-        kf::MpiCluster::create();
+        kf::MpiCluster::create(limits);
     if (!created)
       return created.takeError();
     mpiCluster = std::move(*created);
@@ -1282,6 +1295,9 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   // stderr).
 #ifdef KF_ENABLE_MPI
   kf::MpiCluster *cluster = nullptr;
+  if (mpiDepth.getNumOccurrences() && mpiDepth == 0)
+    return fail("--mpi-depth 0 would send no rank any candidate: give 1 or "
+                "more");
   if (useMpi) {
     Expected<kf::MpiCluster *> job = jobCluster();
     if (!job)
@@ -1506,27 +1522,36 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   // Measurements finish on the GPU workers' threads, several at once:
   // what they write is guarded by one lock.
   std::mutex measured;
+  // Each outcome says what ranked it, as its record will: with rounds that
+  // overlap, the run's evaluator may change (no GPU answers) before an
+  // earlier round is recorded.
+  const std::string costModelName = "cost-model (predictions)";
   auto outcomeOf = [&](const kf::EvalResult &result,
                        const kf::CompileReply &reply) -> kf::Outcome {
     // Once a worker found no GPU, the run ranks by the cost model only:
     // measurements still in flight on other workers are not mixed in.
     if (!useGpu)
-      return {"correct", reply.predictedSeconds, reply.triggers};
+      return {"correct", reply.predictedSeconds, reply.triggers, "",
+              costModelName};
     if (result.status == kf::EvalStatus::NoDevice &&
         evaluatorKind == EvaluatorKind::Auto) {
       // No GPU answers: rank by the cost model from here on.
-      errs() << "kf-evolve: warning: no CUDA device (" << result.message
-             << "); ranking candidates with the static cost model: the "
-                "times are predictions, not measurements\n";
+      // One write: other threads may be writing to stderr too.
+      errs() << ("kf-evolve: warning: no CUDA device (" + result.message +
+                 "); ranking candidates with the static cost model: the "
+                 "times are predictions, not measurements\n");
       useGpu = false;
-      nameEvaluator("cost-model (predictions)");
-      return {"correct", reply.predictedSeconds, reply.triggers};
+      nameEvaluator(costModelName);
+      return {"correct", reply.predictedSeconds, reply.triggers, "",
+              costModelName};
     }
     if (result.status != kf::EvalStatus::Correct || !result.candidateTime)
       return {kf::stringifyEvalStatus(result.status).str(), 0, reply.triggers,
-              result.message};
-    nameEvaluator("gpu (" + result.deviceName + ")");
-    return {"correct", result.candidateTime->medianMs / 1e3, reply.triggers};
+              result.message, currentEvaluatorName()};
+    std::string gpuName = "gpu (" + result.deviceName + ")";
+    nameEvaluator(gpuName);
+    return {"correct", result.candidateTime->medianMs / 1e3, reply.triggers, "",
+            gpuName};
   };
   // Compiles and evaluates `candidates` in this process: each goes to the
   // next free GPU as soon as it is compiled, while the others still
@@ -1539,12 +1564,14 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
     pool.compile(candidates, [&](size_t index, kf::CompileReply reply) {
       std::unique_lock<std::mutex> lock(measured);
       if (reply.status != "compiled") {
-        outcomes[index] = {reply.status, 0, {}, reply.error};
+        outcomes[index] = {
+            reply.status, 0, {}, reply.error, currentEvaluatorName()};
         return;
       }
       if (!useGpu) {
-        nameEvaluator("cost-model (predictions)");
-        outcomes[index] = {"correct", reply.predictedSeconds, reply.triggers};
+        nameEvaluator(costModelName);
+        outcomes[index] = {"correct", reply.predictedSeconds, reply.triggers,
+                           "", costModelName};
         return;
       }
       lock.unlock();
@@ -1582,10 +1609,21 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
               "compile-error:request", 0, {}, "malformed request"};
           if (parsed && kf::fromJSON(*parsed, candidate, root))
             outcome = evaluateHere({candidate}).front();
+          json::Object object{{"outcome", kf::toJSON(outcome)},
+                              {"evaluator", outcome.evaluator.empty()
+                                                ? currentEvaluatorName()
+                                                : outcome.evaluator},
+                              {"rank", cluster->rank()}};
+          // How long this rank's GPUs have measured so far: rank 0 reports
+          // each rank's busy fraction.
+          if (gpus && useGpu) {
+            std::vector<double> busy = gpus->busySeconds();
+            object["gpus"] = json::Array(gpus->getDevices());
+            object["gpu_busy_seconds"] =
+                std::accumulate(busy.begin(), busy.end(), 0.0);
+          }
           std::string reply;
-          raw_string_ostream(reply) << json::Value(
-              json::Object{{"outcome", kf::toJSON(outcome)},
-                           {"evaluator", currentEvaluatorName()}});
+          raw_string_ostream(reply) << json::Value(std::move(object));
           return reply;
         },
         idleLimit);
@@ -1596,28 +1634,38 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
                       .str());
     return 0;
   }
-  // Rank 0: each candidate goes to a free evaluating rank; a rank silent
-  // for --mpi-silence is dead and its candidate goes to another.
-  std::mutex dispatchMutex;
+  // Rank 0: each candidate goes to an evaluating rank with room
+  // (--mpi-depth); a rank silent for --mpi-silence is dead and its
+  // candidates go to others. Two rounds may be dispatched at once; each
+  // rank found dead is said once.
+  std::mutex deathsMutex;
+  unsigned deathsSaid = 0;
+  // What each evaluating rank's GPUs measured, as its replies last said.
+  struct RankUse {
+    json::Array gpus;
+    double busySeconds = 0;
+  };
+  std::map<int64_t, RankUse> rankUses;
   auto evaluateOnRanks = [&](ArrayRef<kf::CandidateSource> candidates) {
-    // The cluster dispatches one batch at a time: an overlapping round
-    // waits for the one before (the run is the same, only less overlapped).
-    std::lock_guard<std::mutex> dispatching(dispatchMutex);
     std::vector<std::string> requests;
     for (const kf::CandidateSource &candidate : candidates) {
       std::string text;
       raw_string_ostream(text) << kf::toJSON(candidate);
       requests.push_back(std::move(text));
     }
-    unsigned deadBefore = cluster->deadServers();
-    std::vector<std::optional<std::string>> replies = cluster->dispatch(
-        requests, std::chrono::milliseconds((int64_t)(mpiSilence * 1000)));
-    if (cluster->deadServers() > deadBefore)
-      WithColor::warning(errs(), "kf-evolve")
-          << cluster->deadServers() - deadBefore
-          << " evaluating rank(s) stopped answering; their candidates went "
-             "to the others ("
-          << cluster->liveServers() << " left)\n";
+    std::vector<std::optional<std::string>> replies =
+        cluster->dispatch(requests);
+    {
+      std::lock_guard<std::mutex> lock(deathsMutex);
+      unsigned dead = cluster->deadServers();
+      if (dead > deathsSaid)
+        WithColor::warning(errs(), "kf-evolve")
+            << dead - deathsSaid
+            << " evaluating rank(s) stopped answering; their candidates "
+               "went to the others ("
+            << cluster->liveServers() << " left)\n";
+      deathsSaid = std::max(deathsSaid, dead);
+    }
     std::vector<kf::Outcome> outcomes;
     for (const std::optional<std::string> &reply : replies) {
       kf::Outcome outcome{kLostStatus, 0, {}, "no evaluating rank is alive"};
@@ -1626,12 +1674,23 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
       if (!parsed) {
         outcome.error = "unreadable reply: " + toString(parsed.takeError());
       } else if (const json::Object *object = parsed->getAsObject()) {
+        std::optional<int64_t> rank = object->getInteger("rank");
+        std::optional<double> busy = object->getNumber("gpu_busy_seconds");
+        if (rank && busy) {
+          std::lock_guard<std::mutex> lock(deathsMutex);
+          RankUse &use = rankUses[*rank];
+          use.busySeconds = std::max(use.busySeconds, *busy);
+          if (const json::Array *devices = object->getArray("gpus"))
+            use.gpus = *devices;
+        }
         json::Path::Root root;
         const json::Value *value = object->get("outcome");
         if (value && kf::fromJSON(*value, outcome, root))
           if (std::optional<StringRef> name = object->getString("evaluator"))
-            if (!name->empty())
+            if (!name->empty()) {
               nameEvaluator(name->str());
+              outcome.evaluator = name->str();
+            }
       }
       outcomes.push_back(std::move(outcome));
     }
@@ -1845,9 +1904,10 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
     if (candidate.outcome.status == kLostStatus ||
         (*records)->lookup(candidate.script))
       return;
-    std::string line =
-        (*records)->append({candidate.kind, candidate.script},
-                           candidate.outcome, currentEvaluatorName());
+    std::string line = (*records)->append(
+        {candidate.kind, candidate.script}, candidate.outcome,
+        candidate.outcome.evaluator.empty() ? currentEvaluatorName()
+                                            : candidate.outcome.evaluator);
     if (libraryWorks)
       if (Error error = (*library)->recordCandidate(
               runId, unsigned((*records)->lines().size() - 1), line))
@@ -2223,6 +2283,29 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
       throughput["gpu_busy_fraction"] = std::move(busy);
       throughput["measurement_worker_starts"] = (int64_t)gpus->starts();
     }
+#ifdef KF_ENABLE_MPI
+    // With --mpi the evaluating ranks measure: each one's GPUs and how busy
+    // they were over this rank's run.
+    if (drivingRank) {
+      std::lock_guard<std::mutex> lock(deathsMutex);
+      json::Array ranks;
+      for (auto &[rank, use] : rankUses) {
+        ranks.push_back(
+            json::Object{{"rank", rank},
+                         {"gpus", json::Array(use.gpus)},
+                         {"busy_fraction", use.busySeconds / wall}});
+        std::string gpuList;
+        for (const json::Value &gpu : use.gpus)
+          gpuList += (gpuList.empty() ? "" : ",") +
+                     std::to_string(gpu.getAsInteger().value_or(-1));
+        line += formatv("; rank {0} (GPU {1}) busy {2:P0}", rank, gpuList,
+                        use.busySeconds / wall)
+                    .str();
+      }
+      if (!ranks.empty())
+        throughput["ranks"] = std::move(ranks);
+    }
+#endif
     std::string text;
     raw_string_ostream(text)
         << formatv("{0:2}", json::Value(std::move(throughput))) << "\n";

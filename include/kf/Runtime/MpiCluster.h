@@ -2,11 +2,15 @@
 //
 // `mpirun -n N kf-evolve --mpi ...` (or srun): rank 0 drives the search and
 // the other ranks evaluate (compile, check and measure) the candidates it
-// sends them, one at a time each. A rank that evaluates sends heartbeats;
-// one silent for too long is dead: its candidate goes to another rank and
-// it gets no more work, so a dead rank costs only its in-flight candidate.
-// Messages are strings (JSON) on MPI_COMM_WORLD; every MPI call is made on
-// the thread that created the cluster (MPI_THREAD_FUNNELED).
+// sends them, up to `depth` at once each, so that a rank compiles its next
+// candidates while its GPU measures one. A rank that evaluates sends
+// heartbeats; one silent for too long is dead: its candidates go to other
+// ranks and it gets no more work, so a dead rank costs only its in-flight
+// candidates. Messages are strings (an id, a newline, JSON) on
+// MPI_COMM_WORLD. On rank 0 several threads may dispatch at once (rounds
+// that overlap); every MPI call is made under one lock
+// (MPI_THREAD_SERIALIZED). Evaluating ranks call MPI from the thread that
+// serves only.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,10 +32,19 @@ namespace kf {
 
 class MpiCluster {
 public:
+  /// How rank 0 shares work out: a rank silent (no reply, no heartbeat)
+  /// for `silence` while it holds work is dead; each rank holds at most
+  /// `depth` requests at once.
+  struct Limits {
+    std::chrono::milliseconds silence{30000};
+    unsigned depth = 1;
+  };
+
   /// Initializes MPI (once per process); errors are returned with the
   /// reason, e.g. when the process was not started by mpirun or srun with
-  /// more than one rank.
-  static llvm::Expected<std::unique_ptr<MpiCluster>> create();
+  /// more than one rank, or when an MPI initialized before gives too little
+  /// thread support.
+  static llvm::Expected<std::unique_ptr<MpiCluster>> create(Limits limits);
   /// Rank 0: releases the evaluating ranks (see releaseServers) unless
   /// nothing was dispatched since the last release. Then finalizes MPI, or,
   /// when a rank died, ends the job with MPI_Abort and exit status 0: Open MPI
@@ -39,11 +52,11 @@ public:
   ~MpiCluster();
 
   /// Rank 0: tells every evaluating rank to stop serving (serve returns
-  /// true) and waits for each to answer; a rank silent for the last
-  /// dispatch's silence limit is dead. Every rank gets exactly one stop per
-  /// release, so the ranks can go on to serve the next problem of the job
-  /// in step with rank 0: call it once per problem. Does nothing on other
-  /// ranks.
+  /// true) and waits for each to answer; a rank silent for the silence
+  /// limit is dead. Every rank gets exactly one stop per release, so the
+  /// ranks can go on to serve the next problem of the job in step with
+  /// rank 0: call it once per problem, with no dispatch in progress. Does
+  /// nothing on other ranks.
   void releaseServers();
   MpiCluster(const MpiCluster &) = delete;
   MpiCluster &operator=(const MpiCluster &) = delete;
@@ -53,35 +66,35 @@ public:
   /// The process's rank among those of its host (for choosing a GPU).
   int localRank() const;
 
-  /// Rank 0: sends each request to a free evaluating rank and returns the
-  /// replies in request order. A rank that stays silent (no reply, no
-  /// heartbeat) for `silence` is dead: its request is sent again to
-  /// another rank. Requests left when every evaluating rank is dead get
-  /// std::nullopt.
+  /// Rank 0: sends each request to an evaluating rank with room (fewer than
+  /// `depth` in flight) and returns the replies in request order. Several
+  /// threads may dispatch at once: their requests are sent in the order
+  /// they were given, each call's in its order. The requests of a rank
+  /// found dead go to other ranks before any others. Requests left when
+  /// every evaluating rank is dead get std::nullopt.
   std::vector<std::optional<std::string>>
-  dispatch(llvm::ArrayRef<std::string> requests,
-           std::chrono::milliseconds silence);
+  dispatch(llvm::ArrayRef<std::string> requests);
 
-  /// Evaluating ranks: answers each request with `handle` (run on a
-  /// thread of its own while this thread sends heartbeats) until rank 0
-  /// says stop (true), or until rank 0 has sent nothing for `idleLimit`
-  /// while this rank was idle (false: rank 0 is taken for dead, and the
+  /// Evaluating ranks: answers each request with `handle`, each on a thread
+  /// of its own (as many at once as rank 0 sends), while this thread sends
+  /// heartbeats, until rank 0 says stop (true, once every request has been
+  /// answered), or until rank 0 has sent nothing for `idleLimit` while this
+  /// rank had nothing to do (false: rank 0 is taken for dead, and the
   /// cluster's destructor ends the job with MPI_Abort).
   bool serve(const std::function<std::string(llvm::StringRef)> &handle,
              std::chrono::milliseconds idleLimit);
 
   /// Evaluating ranks still alive, and those found dead.
   unsigned liveServers() const;
-  unsigned deadServers() const { return numDead; }
+  unsigned deadServers() const;
 
 private:
-  MpiCluster(int rank, int size);
+  MpiCluster(int rank, int size, Limits limits);
 
   int myRank = 0, numRanks = 1;
-  /// Rank 0's view of each rank (index: rank): found dead.
-  std::vector<bool> dead;
-  unsigned numDead = 0;
-  std::chrono::milliseconds silence{30000};
+  /// Rank 0's requests, ranks and MPI calls (MpiCluster.cpp).
+  struct Dispatcher;
+  std::unique_ptr<Dispatcher> dispatcher;
   bool stopped = false;
   /// This evaluating rank gave up waiting for rank 0.
   bool abandoned = false;

@@ -139,6 +139,10 @@ struct Outcome {
   std::vector<std::string> triggers;
   /// Why it failed: the first error of its compile (or evaluation).
   std::string error;
+  /// What ranked it ("gpu (<model>)", "cost-model (predictions)"), empty
+  /// when the caller does not say. Records keep it beside the outcome; it
+  /// is not part of the outcome's JSON.
+  std::string evaluator = {};
 };
 
 /// {"status", "seconds", "triggers", "error"}: how outcomes travel
