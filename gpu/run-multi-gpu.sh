@@ -61,9 +61,11 @@ for mode in sys.argv[2:]:
     rates[mode] = t["evaluations_per_second"]
     busy = t.get("gpu_busy_fraction") or [x["busy_fraction"] for x in t.get("ranks", [])]
     best = r.get("best", {}).get("seconds")
-    print("%-8s %6.1f s  %.2f evaluations/s  GPU busy %s  GPU-seconds/s %.2f  best %s%s" % (
+    span = ("measuring %.1f-%.1f s" % (t["measuring_from_seconds"], t["measuring_to_seconds"])
+            if "measuring_from_seconds" in t else "")
+    print("%-8s %6.1f s  %.2f evaluations/s  GPU busy %s  GPU-seconds/s %.2f  %s  best %s%s" % (
         mode, t["wall_seconds"], t["evaluations_per_second"],
-        " ".join("%.0f%%" % (100 * b) for b in busy), sum(busy),
+        " ".join("%.0f%%" % (100 * b) for b in busy), sum(busy), span,
         "%.3f ms" % (best * 1e3) if best else "-",
         "" if mode == "0" or "0" not in rates else
         "  %.2fx one GPU" % (t["evaluations_per_second"] / rates["0"])))

@@ -58,6 +58,21 @@ if config.kf_enable_mpi.upper() in ("ON", "1", "TRUE", "YES") and mpirun:
         ("%mpirun", mpirun + " --allow-run-as-root --oversubscribe"
          " --enable-recovery --mca btl self,tcp --mca btl_tcp_if_include lo"))
 
+# mount-namespace: files can be hidden from one command (unshare -m, as
+# root), e.g. the system's Open MPI from the bundle's.
+def can_unshare_mounts():
+    import subprocess
+    unshare = shutil.which("unshare")
+    if not unshare or os.geteuid() != 0:
+        return False
+    try:
+        return subprocess.run([unshare, "-m", "true"], capture_output=True,
+                              timeout=10).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+if can_unshare_mounts():
+    config.available_features.add("mount-namespace")
+
 # ptxas: PTX is assembled in tests when the CUDA toolkit is present.
 if config.ptxas_executable and os.path.exists(config.ptxas_executable):
     config.available_features.add("ptxas")

@@ -7,6 +7,7 @@
 
 #include <mpi.h>
 
+#include <csignal>
 #include <deque>
 #include <map>
 #include <mutex>
@@ -21,20 +22,23 @@ enum Tag : int {
   kReply = 2,
   kHeartbeat = 3,
   kStop = 4,
-  kStopped = 5
+  kStopped = 5,
+  // On MPI_COMM_WORLD, between the groups' driving ranks at the end.
+  kDriverDone = 6,
+  kVerdict = 7
 };
 
 /// How often a busy evaluating rank says it is alive.
 constexpr std::chrono::milliseconds kHeartbeatInterval{500};
 
-/// Receives the message `status` announced (already probed).
-std::string receive(const MPI_Status &probed) {
+/// Receives the message `status` announced (already probed) on `comm`.
+std::string receive(MPI_Comm comm, const MPI_Status &probed) {
   int count = 0;
   MPI_Get_count(&probed, MPI_CHAR, &count);
   std::string buffer(std::max(count, 0), '\0');
   MPI_Status status;
   MPI_Recv(buffer.data(), count, MPI_CHAR, probed.MPI_SOURCE, probed.MPI_TAG,
-           MPI_COMM_WORLD, &status);
+           comm, &status);
   return buffer;
 }
 
@@ -114,6 +118,11 @@ struct kf::MpiCluster::Dispatcher {
       for (int rank = 1; rank < numRanks && !queue.empty(); ++rank) {
         if (dead[rank] || held[rank].size() >= limits.depth)
           continue;
+        // A rank with work that missed two heartbeats gets no more until
+        // it is heard from (or found dead).
+        if (!held[rank].empty() &&
+            now - lastHeard[rank] > 2 * kHeartbeatInterval)
+          continue;
         uint64_t id = queue.front();
         queue.pop_front();
         // Silence counts from when a rank has work.
@@ -122,15 +131,15 @@ struct kf::MpiCluster::Dispatcher {
         Sent &sentRequest = held[rank][id];
         sentRequest.message = withId(id, *pending.at(id).text);
         MPI_Isend(sentRequest.message.data(), (int)sentRequest.message.size(),
-                  MPI_CHAR, rank, kRequest, MPI_COMM_WORLD, &sentRequest.send);
+                  MPI_CHAR, rank, kRequest, comm, &sentRequest.send);
         sent = moved = true;
       }
     }
     int flag = 0;
     MPI_Status status;
-    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
+    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, &status);
     if (flag) {
-      std::string message = receive(status);
+      std::string message = receive(comm, status);
       int rank = status.MPI_SOURCE;
       // Late words of a rank taken for dead are ignored.
       if (rank > 0 && rank < numRanks && !dead[rank]) {
@@ -165,6 +174,8 @@ struct kf::MpiCluster::Dispatcher {
 
   int numRanks;
   Limits limits;
+  /// The group's communicator (its rank 0 drives).
+  MPI_Comm comm = MPI_COMM_WORLD;
   std::mutex mutex;
   uint64_t nextId = 1;
   std::map<uint64_t, Pending> pending;
@@ -204,19 +215,68 @@ kf::MpiCluster::create(Limits limits) {
         "such as Debian's Open MPI");
   }
   // A rank that dies must not end the job: errors are returned, and dead
-  // ranks are found by their silence.
+  // ranks are found by their silence. A send to a rank that died, before
+  // its silence says so, writes to a closed socket: the write must fail
+  // (Open MPI then returns an error), not kill this process with SIGPIPE.
+  // (Subprocesses get the default disposition back; Subprocess.cpp.)
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  std::signal(SIGPIPE, SIG_IGN);
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (size < 2) {
+  unsigned groups = std::max(1u, limits.groups);
+  if (size < 2 * (int)groups) {
     MPI_Finalize();
+    if (groups == 1)
+      return llvm::createStringError(
+          "--mpi needs at least two ranks (mpirun -n 2 or more, or srun): "
+          "rank 0 drives the search and the others evaluate candidates");
     return llvm::createStringError(
-        "--mpi needs at least two ranks (mpirun -n 2 or more, or srun): rank "
-        "0 drives the search and the others evaluate candidates");
+        llvm::Twine("--mpi-groups ") + llvm::Twine(groups) +
+        " needs at least " + llvm::Twine(2 * groups) +
+        " ranks (each group: one rank that drives its searches and at least "
+        "one that evaluates); this job has " +
+        llvm::Twine(size));
   }
   limits.depth = std::max(1u, limits.depth);
-  return std::unique_ptr<MpiCluster>(new MpiCluster(rank, size, limits));
+  // Groups of consecutive ranks whose sizes differ by at most one.
+  std::vector<int> firstRanks;
+  int base = size / groups, extra = size % groups, group = 0;
+  for (unsigned index = 0, first = 0; index < groups; ++index) {
+    firstRanks.push_back(first);
+    first += base + (int(index) < extra ? 1 : 0);
+    if (rank >= int(first))
+      group = index + 1;
+  }
+  MPI_Comm comm;
+  if (MPI_Comm_split(MPI_COMM_WORLD, group, rank, &comm) != MPI_SUCCESS) {
+    MPI_Finalize();
+    return llvm::createStringError("--mpi: the job's ranks do not split "
+                                   "into groups");
+  }
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  int groupRank = 0, groupSize = 1;
+  MPI_Comm_rank(comm, &groupRank);
+  MPI_Comm_size(comm, &groupSize);
+  std::unique_ptr<MpiCluster> cluster(
+      new MpiCluster(groupRank, groupSize, limits));
+  cluster->dispatcher->comm = comm;
+  cluster->worldRank = rank;
+  cluster->myGroup = group;
+  cluster->groupFirstRanks = std::move(firstRanks);
+  // Each evaluating rank's place among those of its host: collective
+  // calls, made here where every rank makes them.
+  MPI_Comm host;
+  if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank,
+                          MPI_INFO_NULL, &host) == MPI_SUCCESS) {
+    int evaluating = groupRank != 0, before = 0, hostRank = 0;
+    MPI_Exscan(&evaluating, &before, 1, MPI_INT, MPI_SUM, host);
+    MPI_Comm_rank(host, &hostRank);
+    // MPI_Exscan leaves the first rank's result undefined.
+    cluster->myHostEvaluatorIndex = hostRank == 0 ? 0 : before;
+    MPI_Comm_free(&host);
+  }
+  return cluster;
 }
 
 kf::MpiCluster::MpiCluster(int rank, int size, Limits limits)
@@ -236,18 +296,18 @@ void kf::MpiCluster::releaseServers() {
   std::vector<MPI_Request> sends(numRanks, MPI_REQUEST_NULL);
   std::vector<bool> answered(numRanks, false);
   for (int rank = 1; rank < numRanks; ++rank)
-    MPI_Isend(&none, 0, MPI_CHAR, rank, kStop, MPI_COMM_WORLD, &sends[rank]);
+    MPI_Isend(&none, 0, MPI_CHAR, rank, kStop, dispatcher->comm, &sends[rank]);
   Clock::time_point deadline = Clock::now() + dispatcher->limits.silence;
   unsigned waiting = dispatcher->live();
   while (waiting && Clock::now() < deadline) {
     int flag = 0;
     MPI_Status status;
-    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
+    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, dispatcher->comm, &flag, &status);
     if (!flag) {
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
       continue;
     }
-    receive(status);
+    receive(dispatcher->comm, status);
     int rank = status.MPI_SOURCE;
     if (status.MPI_TAG == kStopped && !dead[rank] && !answered[rank]) {
       answered[rank] = true;
@@ -267,36 +327,56 @@ void kf::MpiCluster::releaseServers() {
   stopped = true;
 }
 
-kf::MpiCluster::~MpiCluster() {
-  if (!stopped)
+kf::MpiCluster::~MpiCluster() { finish(0); }
+
+int kf::MpiCluster::finish(int status) {
+  if (finished)
+    return status;
+  finished = true;
+  if (myRank == 0 && !stopped)
     releaseServers();
-  if (myRank == 0 && deadServers()) {
-    // MPI_Finalize is collective: Open MPI (4.1, without ULFM) can wait in
-    // it forever for a rank that died. Everything is written by now, so the
-    // job ends here, with exit status 0.
-    llvm::outs().flush();
-    llvm::errs().flush();
-    MPI_Abort(MPI_COMM_WORLD, 0);
-  }
-  // An evaluating rank that gave up on rank 0 cannot finalize with it.
-  if (abandoned) {
-    llvm::errs().flush();
+  llvm::outs().flush();
+  llvm::errs().flush();
+  // An evaluating rank that gave up on its driving rank cannot finalize
+  // with it.
+  if (abandoned)
     MPI_Abort(MPI_COMM_WORLD, 1);
+  // MPI_Finalize is collective: Open MPI (4.1, without ULFM) can wait in
+  // it forever for a rank that died. A job that lost a rank ends through
+  // MPI_Abort, once every group has written everything; its exit status
+  // is the worst of the driving ranks'.
+  bool lost = myRank == 0 && deadServers();
+  int worst = status;
+  if (groupFirstRanks.size() > 1 && myRank == 0) {
+    // The groups' driving ranks report to the job's first rank, which
+    // then ends the job for all: it says "finalize", or aborts.
+    if (worldRank != 0) {
+      int report[2] = {lost, status};
+      MPI_Send(report, 2, MPI_INT, 0, kDriverDone, MPI_COMM_WORLD);
+      int verdict = 0;
+      MPI_Recv(&verdict, 1, MPI_INT, 0, kVerdict, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+    } else {
+      for (size_t others = 1; others < groupFirstRanks.size(); ++others) {
+        int report[2] = {0, 0};
+        MPI_Recv(report, 2, MPI_INT, MPI_ANY_SOURCE, kDriverDone,
+                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        lost = lost || report[0];
+        worst = std::max(worst, report[1]);
+      }
+      if (!lost)
+        for (int first : llvm::ArrayRef(groupFirstRanks).drop_front()) {
+          int finalize = 0;
+          MPI_Send(&finalize, 1, MPI_INT, first, kVerdict, MPI_COMM_WORLD);
+        }
+    }
   }
+  if (lost)
+    MPI_Abort(MPI_COMM_WORLD, worst);
+  MPI_Comm_free(&dispatcher->comm);
   MPI_Finalize();
+  return worst;
 }
-
-int kf::MpiCluster::localRank() const {
-  MPI_Comm local;
-  if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, myRank,
-                          MPI_INFO_NULL, &local) != MPI_SUCCESS)
-    return myRank;
-  int rank = myRank;
-  MPI_Comm_rank(local, &rank);
-  MPI_Comm_free(&local);
-  return rank;
-}
-
 unsigned kf::MpiCluster::liveServers() const {
   std::lock_guard<std::mutex> lock(dispatcher->mutex);
   return dispatcher->live();
@@ -361,20 +441,20 @@ bool kf::MpiCluster::serve(
       running.erase(id);
       std::string message = withId(id, reply);
       MPI_Send(message.data(), (int)message.size(), MPI_CHAR, 0, kReply,
-               MPI_COMM_WORLD);
+               dispatcher->comm);
       lastHeard = lastSaid = Clock::now();
     }
     if (stopAsked && running.empty()) {
       char none = 0;
-      MPI_Send(&none, 0, MPI_CHAR, 0, kStopped, MPI_COMM_WORLD);
+      MPI_Send(&none, 0, MPI_CHAR, 0, kStopped, dispatcher->comm);
       stopped = true;
       return true;
     }
     int flag = 0;
     MPI_Status status;
-    MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
+    MPI_Iprobe(0, MPI_ANY_TAG, dispatcher->comm, &flag, &status);
     if (flag) {
-      std::string message = receive(status);
+      std::string message = receive(dispatcher->comm, status);
       lastHeard = Clock::now();
       if (status.MPI_TAG == kStop)
         stopAsked = true;
@@ -395,7 +475,7 @@ bool kf::MpiCluster::serve(
     if (!running.empty()) {
       if (now - lastSaid >= kHeartbeatInterval) {
         char none = 0;
-        MPI_Send(&none, 0, MPI_CHAR, 0, kHeartbeat, MPI_COMM_WORLD);
+        MPI_Send(&none, 0, MPI_CHAR, 0, kHeartbeat, dispatcher->comm);
         lastSaid = now;
       }
     } else if (now - lastHeard > idleLimit) {

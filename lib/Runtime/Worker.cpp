@@ -421,14 +421,19 @@ kf::WorkerPool::evaluate(ProblemSpec spec, std::string reference,
     }
     config.device = devices[slot];
     auto start = std::chrono::steady_clock::now();
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (!firstStart)
+        firstStart = start;
+    }
     EvalResult result =
         workers[slot]->evaluate(spec, reference, candidate, config, timeout);
-    double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count();
+    auto end = std::chrono::steady_clock::now();
+    double seconds = std::chrono::duration<double>(end - start).count();
     {
       std::lock_guard<std::mutex> lock(mutex);
       busy[slot] += seconds;
+      lastEnd = std::max(lastEnd.value_or(end), end);
       taken[slot] = false;
     }
     freed.notify_one();
@@ -441,6 +446,15 @@ void kf::WorkerPool::wait() { threads->wait(); }
 std::vector<double> kf::WorkerPool::busySeconds() const {
   std::lock_guard<std::mutex> lock(mutex);
   return busy;
+}
+
+std::optional<std::pair<std::chrono::steady_clock::time_point,
+                        std::chrono::steady_clock::time_point>>
+kf::WorkerPool::measuringSpan() const {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!firstStart || !lastEnd)
+    return std::nullopt;
+  return std::make_pair(*firstStart, *lastEnd);
 }
 
 unsigned kf::WorkerPool::starts() const {

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <memory>
 #include <thread>
 
@@ -766,7 +767,8 @@ llvm::json::Value SearchSettings::toJSON() const {
   return llvm::json::Object{{"seed", static_cast<int64_t>(seed)},
                             {"islands", islands},
                             {"round_size", roundSize},
-                            {"overlap_rounds", overlapRounds}};
+                            {"overlap_rounds", overlapRounds},
+                            {"rounds_in_flight", roundsInFlight}};
 }
 
 std::optional<SearchSettings>
@@ -778,12 +780,15 @@ SearchSettings::fromJSON(const llvm::json::Value &value) {
                          islands = object->getInteger("islands"),
                          roundSize = object->getInteger("round_size");
   std::optional<bool> overlap = object->getBoolean("overlap_rounds");
+  // Runs started before rounds in flight were a setting held two.
+  int64_t inFlight = object->getInteger("rounds_in_flight").value_or(2);
   if (!seed || !islands || *islands < 1 || !roundSize || *roundSize < 0 ||
-      !overlap)
+      !overlap || inFlight < 2)
     return std::nullopt;
   return SearchSettings{static_cast<uint64_t>(*seed),
                         static_cast<unsigned>(*islands),
-                        static_cast<unsigned>(*roundSize), *overlap};
+                        static_cast<unsigned>(*roundSize), *overlap,
+                        static_cast<unsigned>(inFlight)};
 }
 
 std::optional<std::string>
@@ -798,6 +803,9 @@ SearchSettings::differenceFrom(const SearchSettings &given) const {
   if (given.overlapRounds != overlapRounds)
     differences.push_back(std::string("--overlap-rounds=") +
                           (overlapRounds ? "true" : "false"));
+  if (overlapRounds && given.roundsInFlight != roundsInFlight)
+    differences.push_back("--rounds-in-flight " +
+                          std::to_string(roundsInFlight));
   if (differences.empty())
     return std::nullopt;
   return llvm::join(differences, " ");
@@ -1115,9 +1123,21 @@ SearchResult kf::runSearch(const Schedule &defaultSchedule,
   };
   bool overlap = options.overlapRounds &&
                  !(callbacks.scriptExperts && options.repairRounds);
-  // With overlapping rounds: the round the evaluator has, not yet recorded.
-  std::unique_ptr<PendingBatch> inFlight;
-  auto numInFlight = [&] { return inFlight ? inFlight->candidates.size() : 0; };
+  // With overlapping rounds: the rounds the evaluator has, oldest first,
+  // not yet recorded.
+  std::deque<std::unique_ptr<PendingBatch>> inFlight;
+  unsigned roundsInFlight = std::max(2u, options.roundsInFlight);
+  auto numInFlight = [&] {
+    size_t count = 0;
+    for (const std::unique_ptr<PendingBatch> &pending : inFlight)
+      count += pending->candidates.size();
+    return count;
+  };
+  auto collectOldest = [&] {
+    std::unique_ptr<PendingBatch> oldest = std::move(inFlight.front());
+    inFlight.pop_front();
+    return collect(std::move(oldest), afterEach);
+  };
   result.stopReason = "budget";
   bool stop = false;
   while (!stop &&
@@ -1176,8 +1196,8 @@ SearchResult kf::runSearch(const Schedule &defaultSchedule,
     if (batch.empty()) {
       // The round in flight may open new neighbourhoods: it is recorded
       // before the search gives up.
-      if (inFlight) {
-        stop = !collect(std::move(inFlight), afterEach);
+      if (!inFlight.empty()) {
+        stop = !collectOldest();
         continue;
       }
       // Script experts alone that keep answering nothing (an endpoint that
@@ -1190,12 +1210,12 @@ SearchResult kf::runSearch(const Schedule &defaultSchedule,
     }
     emptyRounds = 0;
     if (overlap) {
-      // This round goes to the evaluator before the one in flight is
-      // recorded: it compiles while that one is measured.
-      std::unique_ptr<PendingBatch> next = submit(std::move(batch));
-      if (inFlight)
-        stop = !collect(std::move(inFlight), afterEach);
-      inFlight = std::move(next);
+      // This round goes to the evaluator before the ones in flight are
+      // recorded: it compiles while they are measured. The oldest is
+      // recorded once the evaluator holds as many rounds as it may.
+      inFlight.push_back(submit(std::move(batch)));
+      if (inFlight.size() >= roundsInFlight)
+        stop = !collectOldest();
       continue;
     }
     size_t first = result.candidates.size();
@@ -1225,9 +1245,9 @@ SearchResult kf::runSearch(const Schedule &defaultSchedule,
       stop = !evaluateAll(std::move(batch), afterEach);
     }
   }
-  // The last round in flight was evaluated: it is recorded, whatever
-  // stopped the search (and may reach the target).
-  if (inFlight)
-    collect(std::move(inFlight), afterEach);
+  // The rounds in flight were evaluated: they are recorded, in order,
+  // whatever stopped the search (and may reach the target).
+  while (!inFlight.empty())
+    collectOldest();
   return result;
 }

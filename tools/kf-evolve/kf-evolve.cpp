@@ -282,10 +282,18 @@ static cl::opt<double> mpiSilence(
     cl::init(30), cl::sub(searchCommand), cl::cat(category));
 static cl::opt<unsigned> mpiDepth(
     "mpi-depth",
-    cl::desc("With --mpi: candidates each evaluating rank holds at once, "
-             "so that it compiles the next while its GPU measures one "
-             "(default: two rounds' share of one rank, 2 x --islands)"),
-    cl::sub(searchCommand), cl::cat(category));
+    cl::desc("With --mpi: candidates each evaluating rank holds at once, so "
+             "that it compiles the next while its GPU measures one (default "
+             "1: with more, a job whose rank dies can stall; see "
+             "docs/search.md)"),
+    cl::init(1), cl::sub(searchCommand), cl::cat(category));
+static cl::opt<unsigned> mpiGroups(
+    "mpi-groups",
+    cl::desc("With --mpi and several problems: split the job's ranks into "
+             "this many groups of consecutive ranks, each with its own "
+             "driving rank, and deal the problems to them in turn (problem "
+             "i to group i mod N), so that several searches run at once"),
+    cl::init(1), cl::sub(searchCommand), cl::cat(category));
 static cl::opt<unsigned> roundSize(
     "round-size",
     cl::desc("Proposals per round of the search (default: one per island "
@@ -299,6 +307,13 @@ static cl::opt<bool> overlapRounds(
              "one before). Part of what makes a run reproducible, with the "
              "seed and the round size"),
     cl::init(true), cl::sub(searchCommand), cl::cat(category));
+static cl::opt<unsigned> roundsInFlight(
+    "rounds-in-flight",
+    cl::desc("With overlapping rounds: how many rounds are compiled and "
+             "measured at once (default 2; more keeps several GPUs fed "
+             "across a round's end, with proposals one round further "
+             "behind). Part of what makes a run reproducible"),
+    cl::init(2), cl::sub(searchCommand), cl::cat(category));
 static cl::opt<bool> resumeSearch(
     "resume",
     cl::desc("Continue the search recorded in the output directory: recorded "
@@ -1274,9 +1289,8 @@ Expected<kf::MpiCluster *> jobCluster() {
     kf::MpiCluster::Limits limits;
     limits.silence =
         std::chrono::milliseconds((int64_t)(mpiSilence.getValue() * 1000));
-    limits.depth = mpiDepth.getNumOccurrences()
-                       ? mpiDepth.getValue()
-                       : 2 * std::max(1u, islandCount.getValue());
+    limits.depth = mpiDepth;
+    limits.groups = mpiGroups;
     Expected<std::unique_ptr<kf::MpiCluster>> created =
         kf::MpiCluster::create(limits);
     if (!created)
@@ -1295,7 +1309,7 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   // stderr).
 #ifdef KF_ENABLE_MPI
   kf::MpiCluster *cluster = nullptr;
-  if (mpiDepth.getNumOccurrences() && mpiDepth == 0)
+  if (mpiDepth == 0)
     return fail("--mpi-depth 0 would send no rank any candidate: give 1 or "
                 "more");
   if (useMpi) {
@@ -1448,14 +1462,15 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
     std::vector<int> devices = {device};
 #ifdef KF_ENABLE_MPI
     if (evaluatingRank && gpuSelection.empty()) {
-      // One GPU per evaluating rank: the ranks of a host take its GPUs in
-      // the order of their local ranks.
+      // One GPU per evaluating rank: the evaluating ranks of a host take
+      // its GPUs in the order of their ranks.
       Expected<std::vector<kf::GpuInfo>> available = kf::listGpus();
       if (!available)
         consumeError(available.takeError()); // the cost model, said later
       else if (!available->empty())
         devices = {
-            (*available)[cluster->localRank() % available->size()].ordinal};
+            (*available)[cluster->hostEvaluatorIndex() % available->size()]
+                .ordinal};
     }
 #endif
     if (!gpuSelection.empty()) {
@@ -1772,7 +1787,8 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   // with repair rounds): what is kept is what happens.
   kf::SearchSettings settings{
       seed, std::max(1u, islandCount.getValue()), roundSize,
-      overlapRounds && !((cudaExperts || llmExperts) && llmRepairRounds > 0)};
+      overlapRounds && !((cudaExperts || llmExperts) && llmRepairRounds > 0),
+      roundsInFlight};
   if (!roundSize.getNumOccurrences()) {
     if (gpus)
       settings.roundSize = islandCount * gpus->size();
@@ -2016,6 +2032,7 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   options.roundSize = settings.roundSize;
   options.repairRounds = llmRepairRounds;
   options.overlapRounds = settings.overlapRounds;
+  options.roundsInFlight = settings.roundsInFlight;
   auto started = std::chrono::steady_clock::now();
   // On a terminal one progress line is redrawn; elsewhere (logs, CI) each
   // evaluation gets its own line.
@@ -2282,6 +2299,19 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
       throughput["gpus"] = std::move(devices);
       throughput["gpu_busy_fraction"] = std::move(busy);
       throughput["measurement_worker_starts"] = (int64_t)gpus->starts();
+      // The span in which any GPU measured: before it, the run compiles its
+      // first candidates; after it, it writes its results.
+      if (auto span = gpus->measuringSpan()) {
+        double from =
+            std::chrono::duration<double>(span->first - started).count();
+        double to =
+            std::chrono::duration<double>(span->second - started).count();
+        throughput["measuring_from_seconds"] = from;
+        throughput["measuring_to_seconds"] = to;
+        line += formatv("; GPUs measured from {0:F1} s to {1:F1} s of {2:F1} s",
+                        from, to, wall)
+                    .str();
+      }
     }
 #ifdef KF_ENABLE_MPI
     // With --mpi the evaluating ranks measure: each one's GPUs and how busy
@@ -2313,12 +2343,16 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
       return 1;
     errs() << "kf-evolve: throughput: " << line << "\n";
   }
+  // One write: with --mpi-groups, other processes of the job write to the
+  // same stdout.
   outs() << formatv("best: candidate {0} ({1}), {2:F3} ms{3}; {4} "
                     "evaluations; written to {5}\n",
                     best.id, describeBest(best), best.outcome.seconds * 1e3,
                     evaluatorName.rfind("cost-model", 0) == 0 ? " predicted"
                                                               : "",
-                    result.candidates.size(), outputDir);
+                    result.candidates.size(), outputDir)
+                .str();
+  outs().flush();
   return 0;
 }
 
@@ -2424,24 +2458,31 @@ int runSeveralSearches(MLIRContext &context, const char *argv0) {
                   outputDir + "/" + it->first() + "; rename one");
   }
   bool sayProblems = true;
+  // With --mpi-groups, each group searches the problems dealt to it.
+  unsigned group = 0, groups = 1;
 #ifdef KF_ENABLE_MPI
   if (useMpi) {
     Expected<kf::MpiCluster *> job = jobCluster();
     if (!job)
       return fail(toString(job.takeError()));
     sayProblems = (*job)->rank() == 0;
+    group = (*job)->group();
+    groups = (*job)->groups();
   }
 #endif
   std::string base = outputDir;
   int status = 0;
-  for (const std::string &problem : problems) {
+  for (auto [index, problem] : llvm::enumerate(problems)) {
+    if (index % groups != group)
+      continue;
     problemPath.setValue(problem);
     SmallString<256> output(base);
     sys::path::append(output, sys::path::stem(problem));
     outputDir.setValue(std::string(output));
     if (sayProblems)
-      errs() << "kf-evolve: searching " << problem << " into " << output
-             << "\n";
+      errs() << "kf-evolve: "
+             << (groups > 1 ? formatv("group {0}: ", group).str() : "")
+             << "searching " << problem << " into " << output << "\n";
     if (runSearchCommand(context, argv0) != 0)
       status = 1;
   }
@@ -2451,6 +2492,26 @@ int runSeveralSearches(MLIRContext &context, const char *argv0) {
 /// The search subcommand (also the main job): one problem, several, or a
 /// CUDA kernel to evolve.
 int runSearches(MLIRContext &context, const char *argv0) {
+  if (mpiGroups == 0)
+    return fail("--mpi-groups 0: give 1 group or more");
+  if (roundsInFlight < 2)
+    return fail("--rounds-in-flight " + std::to_string(roundsInFlight) +
+                ": overlapping rounds hold 2 or more at once; for one round "
+                "at a time give --overlap-rounds=false");
+  if (roundsInFlight.getNumOccurrences() && !overlapRounds)
+    return fail("--rounds-in-flight goes with overlapping rounds; drop it "
+                "or --overlap-rounds=false");
+  if (mpiGroups > 1) {
+    if (!useMpi)
+      return fail("--mpi-groups splits the ranks of an MPI job: give --mpi "
+                  "too");
+    if (mpiGroups > moreProblemPaths.size() + 1)
+      return fail(formatv("--mpi-groups {0} with {1} problem(s): a group "
+                          "would have nothing to search; give at most {1} "
+                          "groups",
+                          mpiGroups.getValue(), moreProblemPaths.size() + 1)
+                      .str());
+  }
   if (!moreProblemPaths.empty())
     return runSeveralSearches(context, argv0);
   // kf-evolve kernel.cu --problem p.mlir: the CUDA kernel is the
@@ -2590,7 +2651,11 @@ int main(int argc, char **argv) {
       return fail("search needs a problem file");
     int status = runSearches(context, argv[0]);
 #ifdef KF_ENABLE_MPI
-    mpiCluster.reset(); // MPI ends here, not among static destructors
+    // MPI ends here, not among static destructors; the job's first rank
+    // exits with the worst status of every group.
+    if (mpiCluster)
+      status = mpiCluster->finish(status);
+    mpiCluster.reset();
 #endif
     return status;
   }

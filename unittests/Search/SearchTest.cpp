@@ -169,13 +169,14 @@ TEST(Search, OverlappingRoundsEvaluateTwoRoundsAtOnce) {
   // The evaluator holds each batch a little; with overlapping rounds the
   // next round arrives while it does (so it can compile while the GPUs
   // measure), never more than two at once, and the budget still holds.
-  auto run = [](bool overlap, unsigned &mostAtOnce) {
+  auto run = [](bool overlap, unsigned &mostAtOnce, unsigned inFlight = 2) {
     std::atomic<unsigned> inside{0};
     std::atomic<unsigned> most{0};
     SearchOptions options;
     options.seed = 9;
     options.budgetEvals = 41;
     options.overlapRounds = overlap;
+    options.roundsInFlight = inFlight;
     SearchResult result =
         runSynthetic(options, {}, [&](llvm::ArrayRef<CandidateSource>) {
           unsigned now = ++inside;
@@ -188,11 +189,18 @@ TEST(Search, OverlappingRoundsEvaluateTwoRoundsAtOnce) {
     mostAtOnce = most;
     return result;
   };
-  unsigned overlapped = 0, serial = 0;
+  unsigned overlapped = 0, serial = 0, three = 0, threeAgain = 0;
   SearchResult a = run(true, overlapped), b = run(true, overlapped);
   run(false, serial);
   EXPECT_EQ(overlapped, 2u);
   EXPECT_EQ(serial, 1u);
+  // Three rounds in flight: as many at once, and again one run per seed.
+  SearchResult c = run(true, three, 3), d = run(true, threeAgain, 3);
+  EXPECT_EQ(three, 3u);
+  EXPECT_EQ(c.candidates.size(), 41u);
+  ASSERT_EQ(c.candidates.size(), d.candidates.size());
+  for (size_t i = 0; i < c.candidates.size(); ++i)
+    EXPECT_EQ(c.candidates[i].script, d.candidates[i].script) << i;
   // Proposals depend only on rounds already recorded: the same seed gives
   // the same run, however the evaluations interleave.
   EXPECT_EQ(a.candidates.size(), 41u);

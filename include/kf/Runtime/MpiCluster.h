@@ -6,9 +6,11 @@
 // candidates while its GPU measures one. A rank that evaluates sends
 // heartbeats; one silent for too long is dead: its candidates go to other
 // ranks and it gets no more work, so a dead rank costs only its in-flight
-// candidates. Messages are strings (an id, a newline, JSON) on
-// MPI_COMM_WORLD. On rank 0 several threads may dispatch at once (rounds
-// that overlap); every MPI call is made under one lock
+// candidates. The job's ranks may be split into groups (--mpi-groups), each
+// with its own rank 0 searching its own problems; rank() and size() are a
+// process's within its group. Messages are strings (an id, a newline, JSON)
+// on the group's communicator. On rank 0 several threads may dispatch at
+// once (rounds that overlap); every MPI call is made under one lock
 // (MPI_THREAD_SERIALIZED). Evaluating ranks call MPI from the thread that
 // serves only.
 //
@@ -34,10 +36,12 @@ class MpiCluster {
 public:
   /// How rank 0 shares work out: a rank silent (no reply, no heartbeat)
   /// for `silence` while it holds work is dead; each rank holds at most
-  /// `depth` requests at once.
+  /// `depth` requests at once. The job's ranks form `groups` groups of
+  /// consecutive ranks, their sizes differing by at most one.
   struct Limits {
     std::chrono::milliseconds silence{30000};
     unsigned depth = 1;
+    unsigned groups = 1;
   };
 
   /// Initializes MPI (once per process); errors are returned with the
@@ -45,11 +49,18 @@ public:
   /// more than one rank, or when an MPI initialized before gives too little
   /// thread support.
   static llvm::Expected<std::unique_ptr<MpiCluster>> create(Limits limits);
-  /// Rank 0: releases the evaluating ranks (see releaseServers) unless
-  /// nothing was dispatched since the last release. Then finalizes MPI, or,
-  /// when a rank died, ends the job with MPI_Abort and exit status 0: Open MPI
-  /// can wait forever in MPI_Finalize for a dead rank.
+  /// finish(0), unless finish was called.
   ~MpiCluster();
+
+  /// Ends this process's part of the job; `status` is what it would exit
+  /// with. Rank 0 first releases the evaluating ranks (see releaseServers)
+  /// unless nothing was dispatched since the last release. With several
+  /// groups, each group's rank 0 reports to the job's first rank, which
+  /// waits for all. Then MPI is finalized and the status to exit with
+  /// returned (on the job's first rank, the worst of every group's), or,
+  /// when a rank died anywhere, the job ends with MPI_Abort and that
+  /// status: Open MPI can wait forever in MPI_Finalize for a dead rank.
+  int finish(int status);
 
   /// Rank 0: tells every evaluating rank to stop serving (serve returns
   /// true) and waits for each to answer; a rank silent for the silence
@@ -63,8 +74,13 @@ public:
 
   int rank() const { return myRank; }
   int size() const { return numRanks; }
-  /// The process's rank among those of its host (for choosing a GPU).
-  int localRank() const;
+  /// This process's group, and how many the job has.
+  int group() const { return myGroup; }
+  int groups() const { return groupFirstRanks.size(); }
+  /// This rank's place among the evaluating ranks of its host (rank 0
+  /// does not count): the host's GPU it takes. Found when the cluster is
+  /// created (a collective call of every rank).
+  int hostEvaluatorIndex() const { return myHostEvaluatorIndex; }
 
   /// Rank 0: sends each request to an evaluating rank with room (fewer than
   /// `depth` in flight) and returns the replies in request order. Several
@@ -91,11 +107,14 @@ public:
 private:
   MpiCluster(int rank, int size, Limits limits);
 
-  int myRank = 0, numRanks = 1;
+  int myRank = 0, numRanks = 1, myHostEvaluatorIndex = 0;
+  int worldRank = 0, myGroup = 0;
+  /// Each group's first rank in MPI_COMM_WORLD.
+  std::vector<int> groupFirstRanks = {0};
   /// Rank 0's requests, ranks and MPI calls (MpiCluster.cpp).
   struct Dispatcher;
   std::unique_ptr<Dispatcher> dispatcher;
-  bool stopped = false;
+  bool stopped = false, finished = false;
   /// This evaluating rank gave up waiting for rank 0.
   bool abandoned = false;
 };

@@ -33,6 +33,7 @@
 #include <future>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -122,6 +123,12 @@ public:
   unsigned size() const { return workers.size(); }
   /// Seconds each GPU spent measuring, in device order.
   std::vector<double> busySeconds() const;
+  /// When the first measurement started and the last one ended (nothing
+  /// before the first): what lies outside is the run's start and end, when
+  /// no GPU can be busy.
+  std::optional<std::pair<std::chrono::steady_clock::time_point,
+                          std::chrono::steady_clock::time_point>>
+  measuringSpan() const;
   const std::vector<int> &getDevices() const { return devices; }
   /// Worker processes started so far, all GPUs together.
   unsigned starts() const;
@@ -130,6 +137,7 @@ private:
   std::vector<int> devices;
   std::vector<std::unique_ptr<WorkerClient>> workers;
   std::vector<double> busy;
+  std::optional<std::chrono::steady_clock::time_point> firstStart, lastEnd;
   std::vector<bool> taken;
   mutable std::mutex mutex;
   std::condition_variable freed;

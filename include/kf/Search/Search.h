@@ -190,6 +190,11 @@ struct SearchOptions {
   /// a seed still fixes the run. Off, or with script experts that get
   /// repair rounds, each round waits for the one before.
   bool overlapRounds = true;
+  /// With overlapRounds: how many rounds the evaluator may hold at once
+  /// (2 or more). More keeps several GPUs fed across a round's end (the
+  /// next round is proposed before the oldest is recorded) at the price of
+  /// proposals that see the populations one round further back.
+  unsigned roundsInFlight = 2;
   /// No default schedule (a problem with no reference to schedule): the
   /// baseline, candidate 0, is the script experts' answer to a first
   /// request without a parent (a CUDA kernel as written), and no rule
@@ -210,6 +215,8 @@ struct SearchSettings {
   /// The round size in effect (SearchOptions::roundSize after defaults).
   unsigned roundSize = 0;
   bool overlapRounds = true;
+  /// SearchOptions::roundsInFlight (2 in runs that predate it).
+  unsigned roundsInFlight = 2;
 
   llvm::json::Value toJSON() const;
   static std::optional<SearchSettings> fromJSON(const llvm::json::Value &);
