@@ -1652,8 +1652,9 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   // Rank 0: each candidate goes to an evaluating rank with room
   // (--mpi-depth); a rank silent for --mpi-silence is dead and its
   // candidates go to others. Two rounds may be dispatched at once; each
-  // rank found dead is said once.
-  std::mutex deathsMutex;
+  // rank found dead is said once. What the replies say of the ranks (deaths
+  // said, GPU use) is shared by the dispatching threads under ranksMutex.
+  std::mutex ranksMutex;
   unsigned deathsSaid = 0;
   // What each evaluating rank's GPUs measured, as its replies last said.
   struct RankUse {
@@ -1671,7 +1672,7 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
     std::vector<std::optional<std::string>> replies =
         cluster->dispatch(requests);
     {
-      std::lock_guard<std::mutex> lock(deathsMutex);
+      std::lock_guard<std::mutex> lock(ranksMutex);
       unsigned dead = cluster->deadServers();
       if (dead > deathsSaid)
         WithColor::warning(errs(), "kf-evolve")
@@ -1692,7 +1693,7 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
         std::optional<int64_t> rank = object->getInteger("rank");
         std::optional<double> busy = object->getNumber("gpu_busy_seconds");
         if (rank && busy) {
-          std::lock_guard<std::mutex> lock(deathsMutex);
+          std::lock_guard<std::mutex> lock(ranksMutex);
           RankUse &use = rankUses[*rank];
           use.busySeconds = std::max(use.busySeconds, *busy);
           if (const json::Array *devices = object->getArray("gpus"))
@@ -2317,7 +2318,7 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
     // With --mpi the evaluating ranks measure: each one's GPUs and how busy
     // they were over this rank's run.
     if (drivingRank) {
-      std::lock_guard<std::mutex> lock(deathsMutex);
+      std::lock_guard<std::mutex> lock(ranksMutex);
       json::Array ranks;
       for (auto &[rank, use] : rankUses) {
         ranks.push_back(
