@@ -28,8 +28,17 @@ enum Tag : int {
   kVerdict = 7
 };
 
-/// How often a busy evaluating rank says it is alive.
+/// How often an evaluating rank says it is alive: often while it has room
+/// for more work (rank 0 sends work only to a rank it has just heard from),
+/// less often while it is full.
+constexpr std::chrono::milliseconds kReadyInterval{50};
 constexpr std::chrono::milliseconds kHeartbeatInterval{500};
+/// Rank 0 sends to a rank only this soon after hearing from it. Open MPI
+/// 4.1 (without ULFM) has no defined behavior for a send to a process that
+/// died, and its TCP transport can spin forever inside the next MPI call
+/// when a send meets the closed socket; a rank heard from this recently is
+/// almost surely alive.
+constexpr std::chrono::milliseconds kFresh = 3 * kReadyInterval;
 
 /// Receives the message `status` announced (already probed) on `comm`.
 std::string receive(MPI_Comm comm, const MPI_Status &probed) {
@@ -77,7 +86,11 @@ struct kf::MpiCluster::Dispatcher {
 
   Dispatcher(int numRanks, Limits limits)
       : numRanks(numRanks), limits(limits), dead(numRanks, false),
-        held(numRanks), lastHeard(numRanks) {}
+        held(numRanks), lastHeard(numRanks), wantedSince(numRanks) {}
+
+  bool fresh(int rank, Clock::time_point now) const {
+    return now - lastHeard[rank] <= kFresh;
+  }
 
   unsigned live() const { return numRanks - 1 - numDead; }
 
@@ -106,28 +119,46 @@ struct kf::MpiCluster::Dispatcher {
     held[rank].clear();
   }
 
-  /// Sends what fits, takes one message in, and finds silent ranks dead.
-  /// Returns whether anything happened.
+  /// Takes in the messages that arrived, sends what fits, and finds silent
+  /// ranks dead. Returns whether anything happened.
   bool progress() {
     bool moved = false;
+    // Messages first, so that a rank that just answered or said it has
+    // room is heard from before anything is sent to it.
+    for (unsigned taken = 0; taken < 64; ++taken) {
+      int flag = 0;
+      MPI_Status status;
+      MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, &status);
+      if (!flag)
+        break;
+      std::string message = receive(comm, status);
+      moved = true;
+      int rank = status.MPI_SOURCE;
+      if (rank <= 0 || rank >= numRanks)
+        continue;
+      lastHeard[rank] = Clock::now();
+      // Late words of a rank taken for dead are ignored.
+      if (dead[rank] || status.MPI_TAG != kReply)
+        continue;
+      auto [id, text] = splitId(message);
+      auto it = held[rank].find(id);
+      if (it != held[rank].end()) {
+        MPI_Wait(&it->second.send, MPI_STATUS_IGNORE);
+        held[rank].erase(it);
+        deliver(id, text.str());
+      }
+    }
     Clock::time_point now = Clock::now();
     // The ranks take one request each in turn while they have room, so
-    // that work spreads over them.
+    // that work spreads over them; only ranks just heard from (see kFresh).
     for (bool sent = true; sent && !queue.empty();) {
       sent = false;
       for (int rank = 1; rank < numRanks && !queue.empty(); ++rank) {
-        if (dead[rank] || held[rank].size() >= limits.depth)
-          continue;
-        // A rank with work that missed two heartbeats gets no more until
-        // it is heard from (or found dead).
-        if (!held[rank].empty() &&
-            now - lastHeard[rank] > 2 * kHeartbeatInterval)
+        if (dead[rank] || held[rank].size() >= limits.depth ||
+            !fresh(rank, now))
           continue;
         uint64_t id = queue.front();
         queue.pop_front();
-        // Silence counts from when a rank has work.
-        if (held[rank].empty())
-          lastHeard[rank] = now;
         Sent &sentRequest = held[rank][id];
         sentRequest.message = withId(id, *pending.at(id).text);
         MPI_Isend(sentRequest.message.data(), (int)sentRequest.message.size(),
@@ -135,33 +166,24 @@ struct kf::MpiCluster::Dispatcher {
         sent = moved = true;
       }
     }
-    int flag = 0;
-    MPI_Status status;
-    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, &status);
-    if (flag) {
-      std::string message = receive(comm, status);
-      int rank = status.MPI_SOURCE;
-      // Late words of a rank taken for dead are ignored.
-      if (rank > 0 && rank < numRanks && !dead[rank]) {
-        lastHeard[rank] = now;
-        if (status.MPI_TAG == kReply) {
-          auto [id, text] = splitId(message);
-          auto it = held[rank].find(id);
-          if (it != held[rank].end()) {
-            MPI_Wait(&it->second.send, MPI_STATUS_IGNORE);
-            held[rank].erase(it);
-            deliver(id, text.str());
-          }
-        }
+    // A rank is wanted while it holds work or work waits for a rank; one
+    // silent that long (counted from when it was first wanted: a rank may
+    // take a while to set its problem up) is dead.
+    for (int rank = 1; rank < numRanks; ++rank) {
+      if (dead[rank])
+        continue;
+      if (held[rank].empty() && queue.empty()) {
+        wantedSince[rank].reset();
+        continue;
       }
-      return true;
-    }
-    for (int rank = 1; rank < numRanks; ++rank)
-      if (!dead[rank] && !held[rank].empty() &&
-          now - lastHeard[rank] > limits.silence) {
+      if (!wantedSince[rank])
+        wantedSince[rank] = now;
+      if (now - std::max(lastHeard[rank], *wantedSince[rank]) >
+          limits.silence) {
         bury(rank);
         moved = true;
       }
+    }
     // Requests left when every evaluating rank is dead: answered by none.
     if (!live() && !queue.empty()) {
       for (uint64_t id : queue)
@@ -182,11 +204,12 @@ struct kf::MpiCluster::Dispatcher {
   /// Requests not sent yet: those of dead ranks first, then in the order
   /// they were dispatched.
   std::deque<uint64_t> queue;
-  /// Per rank (index: rank): found dead, the requests it holds, and when it
-  /// was last heard from.
+  /// Per rank (index: rank): found dead, the requests it holds, when it
+  /// was last heard from, and since when it has been wanted (see progress).
   std::vector<bool> dead;
   std::vector<std::map<uint64_t, Sent>> held;
   std::vector<Clock::time_point> lastHeard;
+  std::vector<std::optional<Clock::time_point>> wantedSince;
   /// Messages of sends to dead ranks, which may never complete.
   std::vector<std::string> unsent;
   unsigned numDead = 0;
@@ -287,39 +310,49 @@ void kf::MpiCluster::releaseServers() {
   if (myRank != 0)
     return;
   std::lock_guard<std::mutex> lock(dispatcher->mutex);
-  std::vector<bool> &dead = dispatcher->dead;
-  // Every rank but this one is told to stop, the dead ones too (one taken
-  // for dead may only have been slow), and each live one answers once it
-  // has answered what it holds; one that does not within the silence limit
-  // is dead too.
+  Dispatcher &d = *dispatcher;
+  // Every rank but this one is told to stop once it is heard from (see
+  // kFresh), the dead ones too if they speak (one taken for dead may only
+  // have been slow), and each live one answers once it has answered what
+  // it holds; one that does not within the silence limit is dead too.
   char none = 0;
   std::vector<MPI_Request> sends(numRanks, MPI_REQUEST_NULL);
-  std::vector<bool> answered(numRanks, false);
-  for (int rank = 1; rank < numRanks; ++rank)
-    MPI_Isend(&none, 0, MPI_CHAR, rank, kStop, dispatcher->comm, &sends[rank]);
-  Clock::time_point deadline = Clock::now() + dispatcher->limits.silence;
-  unsigned waiting = dispatcher->live();
+  std::vector<bool> told(numRanks, false), answered(numRanks, false);
+  Clock::time_point deadline = Clock::now() + d.limits.silence;
+  unsigned waiting = d.live();
   while (waiting && Clock::now() < deadline) {
+    Clock::time_point now = Clock::now();
+    for (int rank = 1; rank < numRanks; ++rank)
+      if (!told[rank] && d.fresh(rank, now)) {
+        MPI_Isend(&none, 0, MPI_CHAR, rank, kStop, d.comm, &sends[rank]);
+        told[rank] = true;
+      }
     int flag = 0;
     MPI_Status status;
-    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, dispatcher->comm, &flag, &status);
+    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, d.comm, &flag, &status);
     if (!flag) {
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
       continue;
     }
-    receive(dispatcher->comm, status);
+    receive(d.comm, status);
     int rank = status.MPI_SOURCE;
-    if (status.MPI_TAG == kStopped && !dead[rank] && !answered[rank]) {
+    if (rank <= 0 || rank >= numRanks)
+      continue;
+    d.lastHeard[rank] = Clock::now();
+    if (status.MPI_TAG == kStopped && told[rank] && !d.dead[rank] &&
+        !answered[rank]) {
       answered[rank] = true;
       --waiting;
     }
   }
   for (int rank = 1; rank < numRanks; ++rank) {
-    if (!dead[rank] && !answered[rank]) {
-      dead[rank] = true;
-      ++dispatcher->numDead;
+    if (!d.dead[rank] && !answered[rank]) {
+      d.dead[rank] = true;
+      ++d.numDead;
     }
-    if (dead[rank])
+    if (sends[rank] == MPI_REQUEST_NULL)
+      continue;
+    if (d.dead[rank])
       MPI_Request_free(&sends[rank]);
     else
       MPI_Wait(&sends[rank], MPI_STATUS_IGNORE);
@@ -424,7 +457,9 @@ bool kf::MpiCluster::serve(
     std::chrono::milliseconds idleLimit) {
   // Each request runs on a thread of its own; this thread, the only one
   // calling MPI, sends the replies as they are ready and says every so
-  // often that the rank is alive while any request runs.
+  // often that the rank is alive: often while it has room for more work
+  // (rank 0 sends only to a rank it has just heard from), less so when
+  // full.
   std::map<uint64_t, std::thread> running;
   std::mutex finishedMutex;
   std::vector<std::pair<uint64_t, std::string>> finished;
@@ -472,15 +507,15 @@ bool kf::MpiCluster::serve(
       continue;
     }
     Clock::time_point now = Clock::now();
-    if (!running.empty()) {
-      if (now - lastSaid >= kHeartbeatInterval) {
-        char none = 0;
-        MPI_Send(&none, 0, MPI_CHAR, 0, kHeartbeat, dispatcher->comm);
-        lastSaid = now;
-      }
-    } else if (now - lastHeard > idleLimit) {
+    if (running.empty() && now - lastHeard > idleLimit) {
       abandoned = true;
       return false;
+    }
+    bool full = running.size() >= dispatcher->limits.depth;
+    if (now - lastSaid >= (full ? kHeartbeatInterval : kReadyInterval)) {
+      char none = 0;
+      MPI_Send(&none, 0, MPI_CHAR, 0, kHeartbeat, dispatcher->comm);
+      lastSaid = now;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }

@@ -283,10 +283,8 @@ static cl::opt<double> mpiSilence(
 static cl::opt<unsigned> mpiDepth(
     "mpi-depth",
     cl::desc("With --mpi: candidates each evaluating rank holds at once, so "
-             "that it compiles the next while its GPU measures one (default "
-             "1: with more, a job whose rank dies can stall; see "
-             "docs/search.md)"),
-    cl::init(1), cl::sub(searchCommand), cl::cat(category));
+             "that it compiles the next while its GPU measures one"),
+    cl::init(2), cl::sub(searchCommand), cl::cat(category));
 static cl::opt<unsigned> mpiGroups(
     "mpi-groups",
     cl::desc("With --mpi and several problems: split the job's ranks into "
@@ -1309,9 +1307,6 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   // stderr).
 #ifdef KF_ENABLE_MPI
   kf::MpiCluster *cluster = nullptr;
-  if (mpiDepth == 0)
-    return fail("--mpi-depth 0 would send no rank any candidate: give 1 or "
-                "more");
   if (useMpi) {
     Expected<kf::MpiCluster *> job = jobCluster();
     if (!job)
@@ -2493,6 +2488,10 @@ int runSeveralSearches(MLIRContext &context, const char *argv0) {
 /// The search subcommand (also the main job): one problem, several, or a
 /// CUDA kernel to evolve.
 int runSearches(MLIRContext &context, const char *argv0) {
+  // The options that go together or not, checked once for every problem.
+  if (mpiDepth == 0)
+    return fail("--mpi-depth 0 would send no rank any candidate: give 1 or "
+                "more");
   if (mpiGroups == 0)
     return fail("--mpi-groups 0: give 1 group or more");
   if (roundsInFlight < 2)

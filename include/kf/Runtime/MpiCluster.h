@@ -4,13 +4,14 @@
 // the other ranks evaluate (compile, check and measure) the candidates it
 // sends them, up to `depth` at once each, so that a rank compiles its next
 // candidates while its GPU measures one. A rank that evaluates sends
-// heartbeats; one silent for too long is dead: its candidates go to other
-// ranks and it gets no more work, so a dead rank costs only its in-flight
-// candidates. The job's ranks may be split into groups (--mpi-groups), each
-// with its own rank 0 searching its own problems; rank() and size() are a
-// process's within its group. Messages are strings (an id, a newline, JSON)
-// on the group's communicator. On rank 0 several threads may dispatch at
-// once (rounds that overlap); every MPI call is made under one lock
+// heartbeats (often while it has room for work: rank 0 sends only to a
+// rank it has just heard from); one silent for too long is dead: its
+// candidates go to other ranks and it gets no more work, so a dead rank
+// costs only its in-flight candidates. The job's ranks may be split into groups
+// (--mpi-groups), each with its own rank 0 searching its own problems; rank()
+// and size() are a process's within its group. Messages are strings (an id, a
+// newline, JSON) on the group's communicator. On rank 0 several threads may
+// dispatch at once (rounds that overlap); every MPI call is made under one lock
 // (MPI_THREAD_SERIALIZED). Evaluating ranks call MPI from the thread that
 // serves only.
 //
@@ -35,8 +36,8 @@ namespace kf {
 class MpiCluster {
 public:
   /// How rank 0 shares work out: a rank silent (no reply, no heartbeat)
-  /// for `silence` while it holds work is dead; each rank holds at most
-  /// `depth` requests at once. The job's ranks form `groups` groups of
+  /// for `silence` while it holds work or work waits is dead; each rank holds
+  /// at most `depth` requests at once. The job's ranks form `groups` groups of
   /// consecutive ranks, their sizes differing by at most one.
   struct Limits {
     std::chrono::milliseconds silence{30000};
@@ -63,11 +64,11 @@ public:
   int finish(int status);
 
   /// Rank 0: tells every evaluating rank to stop serving (serve returns
-  /// true) and waits for each to answer; a rank silent for the silence
-  /// limit is dead. Every rank gets exactly one stop per release, so the
-  /// ranks can go on to serve the next problem of the job in step with
-  /// rank 0: call it once per problem, with no dispatch in progress. Does
-  /// nothing on other ranks.
+  /// true) once it hears from it, and waits for each to answer; a rank silent
+  /// for the silence limit is dead. Every rank gets exactly one stop per
+  /// release, so the ranks can go on to serve the next problem of the job in
+  /// step with rank 0: call it once per problem, with no dispatch in progress.
+  /// Does nothing on other ranks.
   void releaseServers();
   MpiCluster(const MpiCluster &) = delete;
   MpiCluster &operator=(const MpiCluster &) = delete;
