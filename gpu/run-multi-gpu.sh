@@ -8,6 +8,8 @@
 # the runs propose the same candidates (they part only where the GPUs'
 # timings rank two candidates differently). MODES picks the runs (default
 # "0 all mpi"); "0-serial" is one GPU with rounds that do not overlap.
+# SEED (default 1) seeds the search; EXTRA_FLAGS go to every run (e.g.
+# "--rounds-in-flight 3" or "--mpi-depth 2").
 #
 #   kf-bundle/gpu/run-multi-gpu.sh [problem] [evaluations]
 set -uo pipefail
@@ -23,7 +25,7 @@ nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader || true
 gpu_count=$(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | wc -l)
 modes=${MODES:-0 all mpi}
 common=("$bundle/examples/problems/$problem.mlir" --budget-evals "$evals" --round-size "$round"
-  --seed 1 --runs 10 --min-runs 5 --time-budget-ms 200 --timeout 30 --no-library)
+  --seed "${SEED:-1}" --runs 10 --min-runs 5 --time-budget-ms 200 --timeout 30 --no-library ${EXTRA_FLAGS:-})
 for mode in $modes; do
   rm -rf "$out/$mode"
   case $mode in
@@ -63,9 +65,11 @@ for mode in sys.argv[2:]:
     best = r.get("best", {}).get("seconds")
     span = ("measuring %.1f-%.1f s" % (t["measuring_from_seconds"], t["measuring_to_seconds"])
             if "measuring_from_seconds" in t else "")
-    print("%-8s %6.1f s  %.2f evaluations/s  GPU busy %s  GPU-seconds/s %.2f  %s  best %s%s" % (
+    evals = t["evaluations"]
+    print("%-8s %6.1f s  %.2f evaluations/s  GPU busy %s  GPU-seconds/s %.2f  GPU-s/evaluation %.2f  %s  best %s%s" % (
         mode, t["wall_seconds"], t["evaluations_per_second"],
-        " ".join("%.0f%%" % (100 * b) for b in busy), sum(busy), span,
+        " ".join("%.0f%%" % (100 * b) for b in busy), sum(busy),
+        sum(busy) * t["wall_seconds"] / max(evals, 1), span,
         "%.3f ms" % (best * 1e3) if best else "-",
         "" if mode == "0" or "0" not in rates else
         "  %.2fx one GPU" % (t["evaluations_per_second"] / rates["0"])))
