@@ -355,10 +355,12 @@ llvm::Error ExperienceLibrary::recordRunStart(llvm::StringRef run,
   return inserted ? llvm::Error::success() : inserted.takeError();
 }
 
-llvm::Error ExperienceLibrary::recordCandidate(llvm::StringRef run,
-                                               unsigned ordinal,
-                                               llvm::StringRef record) {
-  llvm::Expected<int64_t> inserted = db->change(
+/// Keeps one record (see ExperienceLibrary::recordCandidate); the caller
+/// holds the transaction, if any.
+static llvm::Error insertCandidateRecord(LibraryDatabase &database,
+                                         llvm::StringRef run, unsigned ordinal,
+                                         llvm::StringRef record) {
+  llvm::Expected<int64_t> inserted = database.change(
       "INSERT INTO candidate_records(run, ordinal, record) VALUES(?1, ?2, ?3) "
       "ON CONFLICT DO NOTHING",
       {run.str(), int64_t(ordinal), record.str()});
@@ -368,7 +370,7 @@ llvm::Error ExperienceLibrary::recordCandidate(llvm::StringRef run,
     return llvm::Error::success();
   // Already there (a resumed run filling in): it must be the same record,
   // or two continuations of one run are writing different histories.
-  llvm::Expected<std::vector<SqlRow>> stored = db->query(
+  llvm::Expected<std::vector<SqlRow>> stored = database.query(
       "SELECT record FROM candidate_records WHERE run=?1 AND ordinal=?2",
       {run.str(), int64_t(ordinal)});
   if (!stored)
@@ -381,6 +383,27 @@ llvm::Error ExperienceLibrary::recordCandidate(llvm::StringRef run,
         "directory and a fresh run, or continue only one copy)",
         ordinal, run.str().c_str());
   return llvm::Error::success();
+}
+
+llvm::Error ExperienceLibrary::recordCandidate(llvm::StringRef run,
+                                               unsigned ordinal,
+                                               llvm::StringRef record) {
+  return insertCandidateRecord(*db, run, ordinal, record);
+}
+
+llvm::Error
+ExperienceLibrary::recordCandidates(llvm::StringRef run, unsigned firstOrdinal,
+                                    llvm::ArrayRef<std::string> records) {
+  // One transaction: a resumed run fills in thousands of records at once,
+  // and a commit each would wait for the disk (or the server) as often.
+  Transaction transaction(*db);
+  if (llvm::Error error = transaction.begin())
+    return error;
+  for (auto [index, record] : llvm::enumerate(records))
+    if (llvm::Error error =
+            insertCandidateRecord(*db, run, firstOrdinal + index, record))
+      return error;
+  return transaction.commit();
 }
 
 llvm::Expected<RunRecords> ExperienceLibrary::runRecords(llvm::StringRef run) {

@@ -1857,9 +1857,8 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
     raw_string_ostream(snapshotText) << snapshot->toJSON();
     Error error =
         (*library)->recordRunStart(runId, features.problem, snapshotText);
-    for (auto [ordinal, line] : llvm::enumerate((*records)->lines()))
-      if (!error)
-        error = (*library)->recordCandidate(runId, ordinal, line);
+    if (!error)
+      error = (*library)->recordCandidates(runId, 0, (*records)->lines());
     if (error)
       libraryFailed(std::move(error));
   }

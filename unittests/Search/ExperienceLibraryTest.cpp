@@ -253,6 +253,27 @@ TEST_F(LibraryTest, KeepsRunRecordsInOrderUpToTheFirstGap) {
             std::string::npos);
 }
 
+TEST_F(LibraryTest, KeepsABatchOfRecordsWhollyOrNotAtAll) {
+  std::unique_ptr<ExperienceLibrary> library = open();
+  ASSERT_TRUE(library);
+  ASSERT_FALSE(bool(library->recordRunStart("run-a", "softmax", "{}")));
+  ASSERT_FALSE(bool(library->recordCandidate("run-a", 1, "second")));
+  // Records 0-2, of which 1 is already there and the same: kept.
+  ASSERT_FALSE(bool(
+      library->recordCandidates("run-a", 0, {"first", "second", "third"})));
+  // Records 3-5, of which 4 would contradict one kept: none is kept.
+  ASSERT_FALSE(bool(library->recordCandidate("run-a", 4, "fifth")));
+  llvm::Error contradicting =
+      library->recordCandidates("run-a", 3, {"fourth", "other", "sixth"});
+  ASSERT_TRUE(bool(contradicting));
+  EXPECT_NE(llvm::toString(std::move(contradicting)).find("continued twice"),
+            std::string::npos);
+  llvm::Expected<RunRecords> records = library->runRecords("run-a");
+  ASSERT_TRUE(bool(records)) << llvm::toString(records.takeError());
+  EXPECT_EQ(records->records,
+            (std::vector<std::string>{"first", "second", "third"}));
+}
+
 TEST(ScheduleJSON, RoundTrips) {
   Schedule schedule = someSchedule(64);
   schedule.fuseElementwise = true;

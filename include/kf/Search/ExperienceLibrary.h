@@ -136,6 +136,10 @@ public:
   /// error (the run was continued twice, differently).
   llvm::Error recordCandidate(llvm::StringRef run, unsigned ordinal,
                               llvm::StringRef record);
+  /// recordCandidate for `records` as ordinals firstOrdinal, firstOrdinal +
+  /// 1, ..., in one transaction: all are kept or, on an error, none.
+  llvm::Error recordCandidates(llvm::StringRef run, unsigned firstOrdinal,
+                               llvm::ArrayRef<std::string> records);
   /// A run's start and its records in order, up to the first missing one;
   /// an error when the library has no such run.
   llvm::Expected<RunRecords> runRecords(llvm::StringRef run);
