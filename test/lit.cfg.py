@@ -57,6 +57,11 @@ if config.kf_enable_mpi.upper() in ("ON", "1", "TRUE", "YES") and mpirun:
     config.substitutions.append(
         ("%mpirun", mpirun + " --allow-run-as-root --oversubscribe"
          " --enable-recovery --mca btl self,tcp --mca btl_tcp_if_include lo"))
+    # The same without the transports chosen: for jobs over several hosts,
+    # whose links with-second-host.sh chooses.
+    config.substitutions.append(
+        ("%mpihosts", mpirun + " --allow-run-as-root --oversubscribe"
+         " --enable-recovery"))
 
 # mount-namespace: files can be hidden from one command (unshare -m, as
 # root), e.g. the system's Open MPI from the bundle's.
@@ -72,6 +77,33 @@ def can_unshare_mounts():
         return False
 if can_unshare_mounts():
     config.available_features.add("mount-namespace")
+
+# network-namespace: a second host for MPI can be made on this one (a
+# network namespace joined by a veth pair; ip netns, as root):
+# Search/Inputs/with-second-host.sh.
+def can_make_hosts():
+    import subprocess
+    ip = shutil.which("ip")
+    if not ip or not shutil.which("unshare") or os.geteuid() != 0:
+        return False
+    name = "kfprobe%d" % os.getpid()
+    try:
+        made = subprocess.run([ip, "netns", "add", name], capture_output=True,
+                              timeout=10).returncode == 0
+        if not made:
+            return False
+        linked = subprocess.run(
+            [ip, "link", "add", name + "a", "type", "veth", "peer", "name",
+             name + "b"], capture_output=True, timeout=10).returncode == 0
+        subprocess.run([ip, "link", "del", name + "a"], capture_output=True,
+                       timeout=10)
+        subprocess.run([ip, "netns", "del", name], capture_output=True,
+                       timeout=10)
+        return linked
+    except (OSError, subprocess.SubprocessError):
+        return False
+if can_make_hosts():
+    config.available_features.add("network-namespace")
 
 # ptxas: PTX is assembled in tests when the CUDA toolkit is present.
 if config.ptxas_executable and os.path.exists(config.ptxas_executable):

@@ -410,6 +410,14 @@ int kf::MpiCluster::finish(int status) {
   MPI_Finalize();
   return worst;
 }
+std::string kf::MpiCluster::hostName() const {
+  char name[MPI_MAX_PROCESSOR_NAME] = {0};
+  int length = 0;
+  if (MPI_Get_processor_name(name, &length) != MPI_SUCCESS)
+    return "";
+  return std::string(name, std::max(length, 0));
+}
+
 unsigned kf::MpiCluster::liveServers() const {
   std::lock_guard<std::mutex> lock(dispatcher->mutex);
   return dispatcher->live();

@@ -1606,8 +1606,9 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
     std::chrono::milliseconds idleLimit(
         (int64_t)(std::max(600.0, 20 * mpiSilence.getValue()) * 1000));
     // Requests and replies are JSON: {"kind", "text"} and {"outcome",
-    // "evaluator"}.
+    // "evaluator", "rank", "host", with GPUs "gpus" and "gpu_busy_seconds"}.
     served = true;
+    std::string host = cluster->hostName();
     bool stopped = cluster->serve(
         [&](StringRef request) -> std::string {
           kf::CandidateSource candidate;
@@ -1623,7 +1624,8 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
                               {"evaluator", outcome.evaluator.empty()
                                                 ? currentEvaluatorName()
                                                 : outcome.evaluator},
-                              {"rank", cluster->rank()}};
+                              {"rank", cluster->rank()},
+                              {"host", host}};
           // How long this rank's GPUs have measured so far: rank 0 reports
           // each rank's busy fraction.
           if (gpus && useGpu) {
@@ -1651,10 +1653,13 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   // said, GPU use) is shared by the dispatching threads under ranksMutex.
   std::mutex ranksMutex;
   unsigned deathsSaid = 0;
-  // What each evaluating rank's GPUs measured, as its replies last said.
+  // Where each evaluating rank runs, how many candidates it answered, and
+  // what its GPUs measured, as its replies last said.
   struct RankUse {
+    std::string host;
+    int64_t evaluations = 0;
     json::Array gpus;
-    double busySeconds = 0;
+    std::optional<double> busySeconds;
   };
   std::map<int64_t, RankUse> rankUses;
   auto evaluateOnRanks = [&](ArrayRef<kf::CandidateSource> candidates) {
@@ -1685,12 +1690,15 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
       if (!parsed) {
         outcome.error = "unreadable reply: " + toString(parsed.takeError());
       } else if (const json::Object *object = parsed->getAsObject()) {
-        std::optional<int64_t> rank = object->getInteger("rank");
-        std::optional<double> busy = object->getNumber("gpu_busy_seconds");
-        if (rank && busy) {
+        if (std::optional<int64_t> rank = object->getInteger("rank")) {
           std::lock_guard<std::mutex> lock(ranksMutex);
           RankUse &use = rankUses[*rank];
-          use.busySeconds = std::max(use.busySeconds, *busy);
+          ++use.evaluations;
+          if (std::optional<StringRef> host = object->getString("host"))
+            use.host = host->str();
+          if (std::optional<double> busy =
+                  object->getNumber("gpu_busy_seconds"))
+            use.busySeconds = std::max(use.busySeconds.value_or(0), *busy);
           if (const json::Array *devices = object->getArray("gpus"))
             use.gpus = *devices;
         }
@@ -2309,23 +2317,31 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
       }
     }
 #ifdef KF_ENABLE_MPI
-    // With --mpi the evaluating ranks measure: each one's GPUs and how busy
+    // With --mpi the evaluating ranks evaluate: where each one ran, how
+    // many candidates it answered, and with GPUs which ones and how busy
     // they were over this rank's run.
     if (drivingRank) {
       std::lock_guard<std::mutex> lock(ranksMutex);
       json::Array ranks;
       for (auto &[rank, use] : rankUses) {
-        ranks.push_back(
-            json::Object{{"rank", rank},
-                         {"gpus", json::Array(use.gpus)},
-                         {"busy_fraction", use.busySeconds / wall}});
-        std::string gpuList;
-        for (const json::Value &gpu : use.gpus)
-          gpuList += (gpuList.empty() ? "" : ",") +
-                     std::to_string(gpu.getAsInteger().value_or(-1));
-        line += formatv("; rank {0} (GPU {1}) busy {2:P0}", rank, gpuList,
-                        use.busySeconds / wall)
+        json::Object entry{{"rank", rank},
+                           {"host", use.host},
+                           {"evaluations", use.evaluations}};
+        line += formatv("; rank {0} on {1}: {2} evaluations", rank, use.host,
+                        use.evaluations)
                     .str();
+        if (use.busySeconds) {
+          entry["gpus"] = json::Array(use.gpus);
+          entry["busy_fraction"] = *use.busySeconds / wall;
+          std::string gpuList;
+          for (const json::Value &gpu : use.gpus)
+            gpuList += (gpuList.empty() ? "" : ",") +
+                       std::to_string(gpu.getAsInteger().value_or(-1));
+          line +=
+              formatv(", GPU {0} busy {1:P0}", gpuList, *use.busySeconds / wall)
+                  .str();
+        }
+        ranks.push_back(std::move(entry));
       }
       if (!ranks.empty())
         throughput["ranks"] = std::move(ranks);

@@ -82,6 +82,9 @@ public:
   /// does not count): the host's GPU it takes. Found when the cluster is
   /// created (a collective call of every rank).
   int hostEvaluatorIndex() const { return myHostEvaluatorIndex; }
+  /// The name of this process's host, as MPI says it
+  /// (MPI_Get_processor_name).
+  std::string hostName() const;
 
   /// Rank 0: sends each request to an evaluating rank with room (fewer than
   /// `depth` in flight) and returns the replies in request order. Several
