@@ -105,6 +105,12 @@ def can_make_hosts():
 if can_make_hosts():
     config.available_features.add("network-namespace")
 
+# slurm: a Slurm cluster of one node can be started here (Slurm's and
+# MUNGE's daemons, as root): Search/Inputs/with-slurm.
+if os.geteuid() == 0 and all(shutil.which(program) for program in
+        ("slurmctld", "slurmd", "srun", "sinfo", "munged", "mungekey")):
+    config.available_features.add("slurm")
+
 # ptxas: PTX is assembled in tests when the CUDA toolkit is present.
 if config.ptxas_executable and os.path.exists(config.ptxas_executable):
     config.available_features.add("ptxas")
