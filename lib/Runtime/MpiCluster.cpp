@@ -410,6 +410,7 @@ int kf::MpiCluster::finish(int status) {
   MPI_Finalize();
   return worst;
 }
+
 std::string kf::MpiCluster::hostName() const {
   char name[MPI_MAX_PROCESSOR_NAME] = {0};
   int length = 0;
