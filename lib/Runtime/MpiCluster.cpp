@@ -7,6 +7,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <csignal>
 #include <deque>
 #include <map>
@@ -25,7 +26,10 @@ enum Tag : int {
   kStopped = 5,
   // On MPI_COMM_WORLD, between the groups' driving ranks at the end.
   kDriverDone = 6,
-  kVerdict = 7
+  kVerdict = 7,
+  // An evaluating rank's first words when it serves: what it evaluates
+  // with.
+  kHello = 8
 };
 
 /// How often an evaluating rank says it is alive: often while it has room
@@ -86,13 +90,54 @@ struct kf::MpiCluster::Dispatcher {
 
   Dispatcher(int numRanks, Limits limits)
       : numRanks(numRanks), limits(limits), dead(numRanks, false),
-        held(numRanks), lastHeard(numRanks), wantedSince(numRanks) {}
+        excluded(numRanks, false), held(numRanks), lastHeard(numRanks),
+        wantedSince(numRanks), hellos(numRanks) {}
 
   bool fresh(int rank, Clock::time_point now) const {
     return now - lastHeard[rank] <= kFresh;
   }
 
   unsigned live() const { return numRanks - 1 - numDead; }
+  /// Live ranks that may be sent work.
+  unsigned usable() const {
+    unsigned count = 0;
+    for (int rank = 1; rank < numRanks; ++rank)
+      count += !dead[rank] && !excluded[rank];
+    return count;
+  }
+
+  /// Once every live rank has said what it evaluates with: the job's
+  /// evaluator is the one most ranks have (the lowest rank's among equals;
+  /// a rank that could not set its problem up says nothing and is chosen
+  /// only when all are alike), and the others get no work.
+  void settleEvaluator() {
+    if (accepted)
+      return;
+    std::map<std::string, std::pair<unsigned, int>> votes; // count, rank
+    for (int rank = numRanks - 1; rank >= 1; --rank) {
+      if (dead[rank])
+        continue;
+      if (!hellos[rank])
+        return; // not yet
+      auto &[count, lowest] = votes[*hellos[rank]];
+      ++count;
+      lowest = rank;
+    }
+    if (votes.empty())
+      return;
+    auto better = [](const auto &a, const auto &b) {
+      bool aSet = !a.first.empty(), bSet = !b.first.empty();
+      if (aSet != bSet)
+        return aSet;
+      if (a.second.first != b.second.first)
+        return a.second.first > b.second.first;
+      return a.second.second < b.second.second;
+    };
+    accepted = std::min_element(votes.begin(), votes.end(), better)->first;
+    for (int rank = 1; rank < numRanks; ++rank)
+      if (!dead[rank] && *hellos[rank] != *accepted)
+        excluded[rank] = true;
+  }
 
   /// `id` is answered (std::nullopt: by no rank).
   void deliver(uint64_t id, std::optional<std::string> reply) {
@@ -137,6 +182,8 @@ struct kf::MpiCluster::Dispatcher {
       if (rank <= 0 || rank >= numRanks)
         continue;
       lastHeard[rank] = Clock::now();
+      if (status.MPI_TAG == kHello && !hellos[rank])
+        hellos[rank] = message;
       // Late words of a rank taken for dead are ignored.
       if (dead[rank] || status.MPI_TAG != kReply)
         continue;
@@ -148,13 +195,15 @@ struct kf::MpiCluster::Dispatcher {
         deliver(id, text.str());
       }
     }
+    settleEvaluator();
     Clock::time_point now = Clock::now();
     // The ranks take one request each in turn while they have room, so
-    // that work spreads over them; only ranks just heard from (see kFresh).
-    for (bool sent = true; sent && !queue.empty();) {
+    // that work spreads over them; only ranks just heard from (see kFresh)
+    // whose evaluator is the job's.
+    for (bool sent = accepted.has_value(); sent && !queue.empty();) {
       sent = false;
       for (int rank = 1; rank < numRanks && !queue.empty(); ++rank) {
-        if (dead[rank] || held[rank].size() >= limits.depth ||
+        if (dead[rank] || excluded[rank] || held[rank].size() >= limits.depth ||
             !fresh(rank, now))
           continue;
         uint64_t id = queue.front();
@@ -170,7 +219,7 @@ struct kf::MpiCluster::Dispatcher {
     // silent that long (counted from when it was first wanted: a rank may
     // take a while to set its problem up) is dead.
     for (int rank = 1; rank < numRanks; ++rank) {
-      if (dead[rank])
+      if (dead[rank] || excluded[rank])
         continue;
       if (held[rank].empty() && queue.empty()) {
         wantedSince[rank].reset();
@@ -184,8 +233,8 @@ struct kf::MpiCluster::Dispatcher {
         moved = true;
       }
     }
-    // Requests left when every evaluating rank is dead: answered by none.
-    if (!live() && !queue.empty()) {
+    // Requests left when no rank may take them: answered by none.
+    if (!usable() && !queue.empty()) {
       for (uint64_t id : queue)
         deliver(id, std::nullopt);
       queue.clear();
@@ -206,10 +255,14 @@ struct kf::MpiCluster::Dispatcher {
   std::deque<uint64_t> queue;
   /// Per rank (index: rank): found dead, the requests it holds, when it
   /// was last heard from, and since when it has been wanted (see progress).
-  std::vector<bool> dead;
+  std::vector<bool> dead, excluded;
   std::vector<std::map<uint64_t, Sent>> held;
   std::vector<Clock::time_point> lastHeard;
   std::vector<std::optional<Clock::time_point>> wantedSince;
+  /// What each rank said it evaluates with, and the job's evaluator once
+  /// settled (settleEvaluator).
+  std::vector<std::optional<std::string>> hellos;
+  std::optional<std::string> accepted;
   /// Messages of sends to dead ranks, which may never complete.
   std::vector<std::string> unsent;
   unsigned numDead = 0;
@@ -419,6 +472,21 @@ std::string kf::MpiCluster::hostName() const {
   return std::string(name, std::max(length, 0));
 }
 
+std::optional<std::string> kf::MpiCluster::jobEvaluator() const {
+  std::lock_guard<std::mutex> lock(dispatcher->mutex);
+  return dispatcher->accepted;
+}
+
+std::vector<std::pair<int, std::string>>
+kf::MpiCluster::excludedServers() const {
+  std::lock_guard<std::mutex> lock(dispatcher->mutex);
+  std::vector<std::pair<int, std::string>> excluded;
+  for (int rank = 1; rank < numRanks; ++rank)
+    if (dispatcher->excluded[rank])
+      excluded.push_back({rank, dispatcher->hellos[rank].value_or("")});
+  return excluded;
+}
+
 unsigned kf::MpiCluster::liveServers() const {
   std::lock_guard<std::mutex> lock(dispatcher->mutex);
   return dispatcher->live();
@@ -463,7 +531,7 @@ kf::MpiCluster::dispatch(llvm::ArrayRef<std::string> requests) {
 
 bool kf::MpiCluster::serve(
     const std::function<std::string(llvm::StringRef)> &handle,
-    std::chrono::milliseconds idleLimit) {
+    std::chrono::milliseconds idleLimit, llvm::StringRef evaluator) {
   // Each request runs on a thread of its own; this thread, the only one
   // calling MPI, sends the replies as they are ready and says every so
   // often that the rank is alive: often while it has room for more work
@@ -474,6 +542,9 @@ bool kf::MpiCluster::serve(
   std::vector<std::pair<uint64_t, std::string>> finished;
   Clock::time_point lastHeard = Clock::now(), lastSaid = Clock::now();
   bool stopAsked = false;
+  std::string hello = evaluator.str();
+  MPI_Send(hello.data(), (int)hello.size(), MPI_CHAR, 0, kHello,
+           dispatcher->comm);
   while (true) {
     std::vector<std::pair<uint64_t, std::string>> ready;
     {

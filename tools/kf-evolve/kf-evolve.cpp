@@ -1439,7 +1439,7 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
                                   "this rank could not set the problem up"})},
           {"evaluator", ""}});
       cluster->serve([&](StringRef) { return reply; },
-                     std::chrono::seconds(600));
+                     std::chrono::seconds(600), /*evaluator=*/"");
     }
   });
 #endif
@@ -1453,6 +1453,10 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   kf::EvalConfig config = evalConfigFromFlags();
   config.timeReference = false; // the default is a candidate like the others
   config.timeIncorrect = false;
+  // What this process evaluates with, as an evaluating rank tells rank 0:
+  // its GPU's model, or the cost model's target chip (predictions for
+  // another chip are another model too).
+  std::string measuredOn = "cost model for " + chip;
   if (useGpu) {
     std::vector<int> devices = {device};
 #ifdef KF_ENABLE_MPI
@@ -1484,6 +1488,13 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
         for (const kf::GpuInfo &gpu : *chosen)
           devices.push_back(gpu.ordinal);
       }
+    }
+    if (Expected<std::vector<kf::GpuInfo>> available = kf::listGpus()) {
+      for (const kf::GpuInfo &gpu : *available)
+        if (gpu.ordinal == devices.front())
+          measuredOn = "gpu (" + gpu.name + ")";
+    } else {
+      consumeError(available.takeError()); // the cost model, said later
     }
     FailureOr<kf::CompiledCandidate> compiledReference =
         compileReference(*loaded);
@@ -1638,7 +1649,7 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
           raw_string_ostream(reply) << json::Value(std::move(object));
           return reply;
         },
-        idleLimit);
+        idleLimit, measuredOn);
     if (!stopped)
       return fail(formatv("rank {0}: rank 0 sent nothing for {1} s; it is "
                           "taken for dead and the job ends",
@@ -1653,6 +1664,7 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   // said, GPU use) is shared by the dispatching threads under ranksMutex.
   std::mutex ranksMutex;
   unsigned deathsSaid = 0;
+  bool exclusionsSaid = false;
   // Where each evaluating rank runs, how many candidates it answered, and
   // what its GPUs measured, as its replies last said.
   struct RankUse {
@@ -1681,6 +1693,21 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
                "went to the others ("
             << cluster->liveServers() << " left)\n";
       deathsSaid = std::max(deathsSaid, dead);
+      // Ranks that evaluate with another GPU model (or chip) than the job's
+      // get no work: said once, when the job's evaluator is settled.
+      if (!exclusionsSaid)
+        if (std::optional<std::string> chosen = cluster->jobEvaluator()) {
+          exclusionsSaid = true;
+          for (auto &[rank, other] : cluster->excludedServers())
+            WithColor::warning(errs(), "kf-evolve")
+                << "evaluating rank " << rank << " evaluates with "
+                << (other.empty() ? "nothing (it could not set the problem "
+                                    "up)"
+                                  : other)
+                << ", the job with " << *chosen
+                << " (most ranks): it gets no candidates, so that results "
+                   "are not compared across GPU models\n";
+        }
     }
     std::vector<kf::Outcome> outcomes;
     for (const std::optional<std::string> &reply : replies) {

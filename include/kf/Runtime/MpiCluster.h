@@ -29,6 +29,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kf {
@@ -95,18 +96,29 @@ public:
   std::vector<std::optional<std::string>>
   dispatch(llvm::ArrayRef<std::string> requests);
 
-  /// Evaluating ranks: answers each request with `handle`, each on a thread
+  /// Evaluating ranks: first says what this rank evaluates with
+  /// (`evaluator`, e.g. its GPU model; empty when it could not set its
+  /// problem up), then answers each request with `handle`, each on a thread
   /// of its own (as many at once as rank 0 sends), while this thread sends
   /// heartbeats, until rank 0 says stop (true, once every request has been
   /// answered), or until rank 0 has sent nothing for `idleLimit` while this
   /// rank had nothing to do (false: rank 0 is taken for dead, and the
   /// cluster's destructor ends the job with MPI_Abort).
   bool serve(const std::function<std::string(llvm::StringRef)> &handle,
-             std::chrono::milliseconds idleLimit);
+             std::chrono::milliseconds idleLimit, llvm::StringRef evaluator);
 
   /// Evaluating ranks still alive, and those found dead.
   unsigned liveServers() const;
   unsigned deadServers() const;
+  /// Rank 0: the evaluator every candidate of the job goes to, once every
+  /// live rank has said its own: the one most ranks have (the lowest
+  /// rank's among equals; one that could set its problem up before one
+  /// that could not), so that results are never compared across GPU models.
+  /// No work is sent before it is settled.
+  std::optional<std::string> jobEvaluator() const;
+  /// Rank 0: the live ranks that get no work because their evaluator is
+  /// another, with what they said.
+  std::vector<std::pair<int, std::string>> excludedServers() const;
 
 private:
   MpiCluster(int rank, int size, Limits limits);
