@@ -57,8 +57,13 @@ if config.kf_enable_mpi.upper() in ("ON", "1", "TRUE", "YES") and mpirun:
     config.substitutions.append(
         ("%mpirun", mpirun + " --allow-run-as-root --oversubscribe"
          " --enable-recovery --mca btl self,tcp --mca btl_tcp_if_include lo"))
-    # The same without the transports chosen: for jobs over several hosts,
-    # whose links with-second-host.sh chooses.
+    # The same without --enable-recovery: a rank's MPI_Abort ends the job,
+    # and mpirun exits with its error code (with recovery it exits 0).
+    config.substitutions.append(
+        ("%mpiabort", mpirun + " --allow-run-as-root --oversubscribe"
+         " --mca btl self,tcp --mca btl_tcp_if_include lo"))
+    # With recovery, without the transports chosen: for jobs over several
+    # hosts, whose links with-second-host.sh chooses.
     config.substitutions.append(
         ("%mpihosts", mpirun + " --allow-run-as-root --oversubscribe"
          " --enable-recovery"))

@@ -8,7 +8,10 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <csignal>
+#include <cstdlib>
 #include <deque>
 #include <map>
 #include <mutex>
@@ -53,6 +56,12 @@ std::string receive(MPI_Comm comm, const MPI_Status &probed) {
   MPI_Recv(buffer.data(), count, MPI_CHAR, probed.MPI_SOURCE, probed.MPI_TAG,
            comm, &status);
   return buffer;
+}
+
+int64_t nanoseconds(Clock::time_point time) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             time.time_since_epoch())
+      .count();
 }
 
 /// Requests and replies carry their request's id: "<id>\n<text>".
@@ -266,6 +275,21 @@ struct kf::MpiCluster::Dispatcher {
   /// Messages of sends to dead ranks, which may never complete.
   std::vector<std::string> unsent;
   unsigned numDead = 0;
+
+  /// When the MPI calls in progress on this rank began (nanoseconds of the
+  /// steady clock; 0: none), for the stall watchdog (watchForStalls).
+  std::atomic<int64_t> callsSince{0};
+  struct InCalls {
+    explicit InCalls(Dispatcher &d) : d(d) {
+      d.callsSince = nanoseconds(Clock::now());
+    }
+    ~InCalls() { d.callsSince = 0; }
+    Dispatcher &d;
+  };
+  std::thread watchdog;
+  std::mutex watchdogMutex;
+  std::condition_variable watchdogWake;
+  bool watchdogStop = false;
 };
 
 llvm::Expected<std::unique_ptr<kf::MpiCluster>>
@@ -374,6 +398,7 @@ void kf::MpiCluster::releaseServers() {
   Clock::time_point deadline = Clock::now() + d.limits.silence;
   unsigned waiting = d.live();
   while (waiting && Clock::now() < deadline) {
+    Dispatcher::InCalls inCalls(d);
     Clock::time_point now = Clock::now();
     for (int rank = 1; rank < numRanks; ++rank)
       if (!told[rank] && d.fresh(rank, now)) {
@@ -419,6 +444,14 @@ int kf::MpiCluster::finish(int status) {
   if (finished)
     return status;
   finished = true;
+  if (dispatcher->watchdog.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(dispatcher->watchdogMutex);
+      dispatcher->watchdogStop = true;
+    }
+    dispatcher->watchdogWake.notify_all();
+    dispatcher->watchdog.join();
+  }
   if (myRank == 0 && !stopped)
     releaseServers();
   llvm::outs().flush();
@@ -462,6 +495,34 @@ int kf::MpiCluster::finish(int status) {
   MPI_Comm_free(&dispatcher->comm);
   MPI_Finalize();
   return worst;
+}
+
+void kf::MpiCluster::watchForStalls(std::chrono::milliseconds limit,
+                                    std::function<void()> onStall) {
+  if (dispatcher->watchdog.joinable())
+    return;
+  Dispatcher &d = *dispatcher;
+  d.watchdog = std::thread([&d, limit, onStall = std::move(onStall)] {
+    std::unique_lock<std::mutex> lock(d.watchdogMutex);
+    while (!d.watchdogWake.wait_for(lock, std::chrono::milliseconds(500),
+                                    [&] { return d.watchdogStop; })) {
+      int64_t since = d.callsSince;
+      if (!since ||
+          nanoseconds(Clock::now()) - since <
+              std::chrono::duration_cast<std::chrono::nanoseconds>(limit)
+                  .count())
+        continue;
+      onStall();
+      // MPI_Abort from this thread while another is inside MPI may itself
+      // hang: the process ends without it after 10 s.
+      std::thread([] {
+        std::this_thread::sleep_for(std::chrono::seconds(10));
+        std::_Exit(1);
+      }).detach();
+      MPI_Abort(MPI_COMM_WORLD, 1);
+      std::_Exit(1);
+    }
+  });
 }
 
 std::string kf::MpiCluster::hostName() const {
@@ -519,6 +580,7 @@ kf::MpiCluster::dispatch(llvm::ArrayRef<std::string> requests) {
       std::lock_guard<std::mutex> lock(dispatcher->mutex);
       if (!batch.remaining)
         break;
+      Dispatcher::InCalls inCalls(*dispatcher);
       moved = dispatcher->progress();
       if (!batch.remaining)
         break;
@@ -543,59 +605,66 @@ bool kf::MpiCluster::serve(
   Clock::time_point lastHeard = Clock::now(), lastSaid = Clock::now();
   bool stopAsked = false;
   std::string hello = evaluator.str();
-  MPI_Send(hello.data(), (int)hello.size(), MPI_CHAR, 0, kHello,
-           dispatcher->comm);
+  {
+    Dispatcher::InCalls inCalls(*dispatcher);
+    MPI_Send(hello.data(), (int)hello.size(), MPI_CHAR, 0, kHello,
+             dispatcher->comm);
+  }
   while (true) {
-    std::vector<std::pair<uint64_t, std::string>> ready;
+    // Everything but the pause calls MPI (watchForStalls).
     {
-      std::lock_guard<std::mutex> lock(finishedMutex);
-      ready.swap(finished);
-    }
-    for (auto &[id, reply] : ready) {
-      running.at(id).join();
-      running.erase(id);
-      std::string message = withId(id, reply);
-      MPI_Send(message.data(), (int)message.size(), MPI_CHAR, 0, kReply,
-               dispatcher->comm);
-      lastHeard = lastSaid = Clock::now();
-    }
-    if (stopAsked && running.empty()) {
-      char none = 0;
-      MPI_Send(&none, 0, MPI_CHAR, 0, kStopped, dispatcher->comm);
-      stopped = true;
-      return true;
-    }
-    int flag = 0;
-    MPI_Status status;
-    MPI_Iprobe(0, MPI_ANY_TAG, dispatcher->comm, &flag, &status);
-    if (flag) {
-      std::string message = receive(dispatcher->comm, status);
-      lastHeard = Clock::now();
-      if (status.MPI_TAG == kStop)
-        stopAsked = true;
-      if (status.MPI_TAG != kRequest)
+      Dispatcher::InCalls inCalls(*dispatcher);
+      std::vector<std::pair<uint64_t, std::string>> ready;
+      {
+        std::lock_guard<std::mutex> lock(finishedMutex);
+        ready.swap(finished);
+      }
+      for (auto &[id, reply] : ready) {
+        running.at(id).join();
+        running.erase(id);
+        std::string message = withId(id, reply);
+        MPI_Send(message.data(), (int)message.size(), MPI_CHAR, 0, kReply,
+                 dispatcher->comm);
+        lastHeard = lastSaid = Clock::now();
+      }
+      if (stopAsked && running.empty()) {
+        char none = 0;
+        MPI_Send(&none, 0, MPI_CHAR, 0, kStopped, dispatcher->comm);
+        stopped = true;
+        return true;
+      }
+      int flag = 0;
+      MPI_Status status;
+      MPI_Iprobe(0, MPI_ANY_TAG, dispatcher->comm, &flag, &status);
+      if (flag) {
+        std::string message = receive(dispatcher->comm, status);
+        lastHeard = Clock::now();
+        if (status.MPI_TAG == kStop)
+          stopAsked = true;
+        if (status.MPI_TAG != kRequest)
+          continue;
+        auto [id, text] = splitId(message);
+        // Rank 0 never sends one id twice; a duplicate would lose a thread.
+        if (running.count(id))
+          continue;
+        running.emplace(id, std::thread([&, id = id, text = text.str()] {
+                          std::string reply = handle(text);
+                          std::lock_guard<std::mutex> lock(finishedMutex);
+                          finished.emplace_back(id, std::move(reply));
+                        }));
         continue;
-      auto [id, text] = splitId(message);
-      // Rank 0 never sends one id twice; a duplicate would lose a thread.
-      if (running.count(id))
-        continue;
-      running.emplace(id, std::thread([&, id = id, text = text.str()] {
-                        std::string reply = handle(text);
-                        std::lock_guard<std::mutex> lock(finishedMutex);
-                        finished.emplace_back(id, std::move(reply));
-                      }));
-      continue;
-    }
-    Clock::time_point now = Clock::now();
-    if (running.empty() && now - lastHeard > idleLimit) {
-      abandoned = true;
-      return false;
-    }
-    bool full = running.size() >= dispatcher->limits.depth;
-    if (now - lastSaid >= (full ? kHeartbeatInterval : kReadyInterval)) {
-      char none = 0;
-      MPI_Send(&none, 0, MPI_CHAR, 0, kHeartbeat, dispatcher->comm);
-      lastSaid = now;
+      }
+      Clock::time_point now = Clock::now();
+      if (running.empty() && now - lastHeard > idleLimit) {
+        abandoned = true;
+        return false;
+      }
+      bool full = running.size() >= dispatcher->limits.depth;
+      if (now - lastSaid >= (full ? kHeartbeatInterval : kReadyInterval)) {
+        char none = 0;
+        MPI_Send(&none, 0, MPI_CHAR, 0, kHeartbeat, dispatcher->comm);
+        lastSaid = now;
+      }
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }

@@ -1312,6 +1312,23 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
     if (!job)
       return fail(toString(job.takeError()));
     cluster = *job;
+    // An MPI call that never returns (Open MPI after a send to a rank that
+    // just died) ends this rank with an error instead of a hang. Rank 0
+    // records candidates as they come back, so --resume goes on.
+    std::chrono::milliseconds limit(
+        (int64_t)(std::max(10.0, 2 * mpiSilence.getValue()) * 1000));
+    cluster->watchForStalls(limit, [limit, rank = cluster->rank()] {
+      errs() << formatv(
+          "kf-evolve: error: rank {0}'s MPI calls have not returned for {1} "
+          "s (Open MPI can hang after a send to a rank that has just died; "
+          "docs/search.md): {2}\n",
+          rank, limit.count() / 1000,
+          rank == 0 ? "the job ends; what was evaluated is recorded in the "
+                      "output directory: run the same command with --resume "
+                      "to go on"
+                    : "this rank ends");
+      errs().flush();
+    });
   }
   bool evaluatingRank = cluster && cluster->rank() != 0;
   bool drivingRank = cluster && cluster->rank() == 0;

@@ -107,6 +107,17 @@ public:
   bool serve(const std::function<std::string(llvm::StringRef)> &handle,
              std::chrono::milliseconds idleLimit, llvm::StringRef evaluator);
 
+  /// When this rank's MPI calls (dispatch, releaseServers, serve) have not
+  /// returned for `limit`, calls `onStall` on a thread of its own, then
+  /// ends the job (MPI_Abort; the process exits 1 anyway 10 s later).
+  /// Open MPI 4.1 can spin forever inside a call after a send to a rank
+  /// that has just died (rank 0 sending to a lost rank, or a rank
+  /// heartbeating to a lost rank 0); this makes that an error that says
+  /// so, not a job that hangs. `onStall` says what was kept and how to go
+  /// on. Does nothing when already watching.
+  void watchForStalls(std::chrono::milliseconds limit,
+                      std::function<void()> onStall);
+
   /// Evaluating ranks still alive, and those found dead.
   unsigned liveServers() const;
   unsigned deadServers() const;
