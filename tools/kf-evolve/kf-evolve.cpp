@@ -1476,43 +1476,39 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   std::string measuredOn = "cost model for " + chip;
   if (useGpu) {
     std::vector<int> devices = {device};
+    // The host's GPUs, asked once. Without a driver or a device the first
+    // measurement says so and falls back to the cost model (--gpus with
+    // --evaluator gpu fails here).
+    Expected<std::vector<kf::GpuInfo>> listed = kf::listGpus();
+    bool haveList = bool(listed);
+    std::vector<kf::GpuInfo> available;
+    if (haveList) {
+      available = std::move(*listed);
+    } else if (!gpuSelection.empty() && evaluatorKind == EvaluatorKind::Gpu) {
+      return fail("--gpus: " + toString(listed.takeError()));
+    } else {
+      consumeError(listed.takeError());
+    }
 #ifdef KF_ENABLE_MPI
-    if (evaluatingRank && gpuSelection.empty()) {
+    if (evaluatingRank && gpuSelection.empty() && !available.empty()) {
       // One GPU per evaluating rank: the evaluating ranks of a host take
       // its GPUs in the order of their ranks.
-      Expected<std::vector<kf::GpuInfo>> available = kf::listGpus();
-      if (!available)
-        consumeError(available.takeError()); // the cost model, said later
-      else if (!available->empty())
-        devices = {
-            (*available)[cluster->hostEvaluatorIndex() % available->size()]
-                .ordinal};
+      devices = {
+          available[cluster->hostEvaluatorIndex() % available.size()].ordinal};
     }
 #endif
-    if (!gpuSelection.empty()) {
-      Expected<std::vector<kf::GpuInfo>> available = kf::listGpus();
-      if (!available) {
-        if (evaluatorKind == EvaluatorKind::Gpu)
-          return fail("--gpus: " + toString(available.takeError()));
-        // The first measurement says so and falls back to the cost model.
-        consumeError(available.takeError());
-      } else {
-        Expected<std::vector<kf::GpuInfo>> chosen =
-            kf::selectGpus(gpuSelection, *available);
-        if (!chosen)
-          return fail(toString(chosen.takeError()));
-        devices.clear();
-        for (const kf::GpuInfo &gpu : *chosen)
-          devices.push_back(gpu.ordinal);
-      }
+    if (!gpuSelection.empty() && haveList) {
+      Expected<std::vector<kf::GpuInfo>> chosen =
+          kf::selectGpus(gpuSelection, available);
+      if (!chosen)
+        return fail(toString(chosen.takeError()));
+      devices.clear();
+      for (const kf::GpuInfo &gpu : *chosen)
+        devices.push_back(gpu.ordinal);
     }
-    if (Expected<std::vector<kf::GpuInfo>> available = kf::listGpus()) {
-      for (const kf::GpuInfo &gpu : *available)
-        if (gpu.ordinal == devices.front())
-          measuredOn = "gpu (" + gpu.name + ")";
-    } else {
-      consumeError(available.takeError()); // the cost model, said later
-    }
+    for (const kf::GpuInfo &gpu : available)
+      if (gpu.ordinal == devices.front())
+        measuredOn = "gpu (" + gpu.name + ")";
     FailureOr<kf::CompiledCandidate> compiledReference =
         compileReference(*loaded);
     if (failed(compiledReference))
@@ -1676,9 +1672,10 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   }
   // Rank 0: each candidate goes to an evaluating rank with room
   // (--mpi-depth); a rank silent for --mpi-silence is dead and its
-  // candidates go to others. Two rounds may be dispatched at once; each
-  // rank found dead is said once. What the replies say of the ranks (deaths
-  // said, GPU use) is shared by the dispatching threads under ranksMutex.
+  // candidates go to others. --rounds-in-flight rounds may be dispatched at
+  // once; each rank found dead is said once. What the replies say of the ranks
+  // (deaths said, GPU use) is shared by the dispatching threads under
+  // ranksMutex.
   std::mutex ranksMutex;
   unsigned deathsSaid = 0;
   bool exclusionsSaid = false;
