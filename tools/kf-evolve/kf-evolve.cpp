@@ -1445,7 +1445,17 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
     if (!cluster)
       return;
     if (cluster->rank() == 0) {
+      // A rank that died holding no candidate is found only here, when it
+      // does not answer the stop: the search lost nothing, but the user is
+      // told (deaths found earlier were said after their dispatch).
+      unsigned deadBefore = cluster->deadServers();
       cluster->releaseServers();
+      if (unsigned dead = cluster->deadServers(); dead > deadBefore)
+        WithColor::warning(errs(), "kf-evolve")
+            << dead - deadBefore
+            << " evaluating rank(s) stopped answering while they held no "
+               "candidate; none was lost ("
+            << cluster->liveServers() << " left)\n";
     } else if (!served) {
       std::string reply;
       raw_string_ostream(reply) << json::Value(json::Object{
