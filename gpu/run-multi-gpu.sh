@@ -9,7 +9,10 @@
 # timings rank two candidates differently). MODES picks the runs (default
 # "0 all mpi"); "0-serial" is one GPU with rounds that do not overlap.
 # SEED (default 1) seeds the search; EXTRA_FLAGS go to every run (e.g.
-# "--rounds-in-flight 3" or "--mpi-depth 2").
+# "--rounds-in-flight 3" or "--mpi-depth 2"). Every run must measure with
+# the same evaluator (the GPU's model, as result.json names it; an MPI job
+# takes the one its ranks report): the script exits 1 when one differs or
+# a run gave no result.
 #
 #   kf-bundle/gpu/run-multi-gpu.sh [problem] [evaluations]
 set -uo pipefail
@@ -53,15 +56,19 @@ python3 - "$out" $modes <<'PY'
 import json, os, sys
 out = sys.argv[1]
 rates = {}
+evaluators = {}
+failed = False
 for mode in sys.argv[2:]:
     try:
         t = json.load(open(os.path.join(out, mode, "throughput.json")))
         r = json.load(open(os.path.join(out, mode, "result.json")))
     except Exception as e:
         print("%s: no throughput (%s)" % (mode, e))
+        failed = True
         continue
+    evaluators[mode] = r.get("evaluator", "")
     rates[mode] = t["evaluations_per_second"]
-    busy = t.get("gpu_busy_fraction") or [x["busy_fraction"] for x in t.get("ranks", [])]
+    busy = t.get("gpu_busy_fraction") or [x.get("busy_fraction", 0) for x in t.get("ranks", [])]
     best = r.get("best", {}).get("seconds")
     span = ("measuring %.1f-%.1f s" % (t["measuring_from_seconds"], t["measuring_to_seconds"])
             if "measuring_from_seconds" in t else "")
@@ -73,4 +80,9 @@ for mode in sys.argv[2:]:
         "%.3f ms" % (best * 1e3) if best else "-",
         "" if mode == "0" or "0" not in rates else
         "  %.2fx one GPU" % (t["evaluations_per_second"] / rates["0"])))
+print("evaluators: " + ", ".join("%s %s" % item for item in evaluators.items()))
+if len(set(evaluators.values())) > 1 or not all(evaluators.values()):
+    print("error: the runs did not all measure with one named evaluator")
+    failed = True
+sys.exit(1 if failed else 0)
 PY
