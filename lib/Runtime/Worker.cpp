@@ -336,9 +336,29 @@ llvm::Expected<std::vector<kf::GpuInfo>> kf::listGpus() {
   return gpus;
 }
 
+llvm::Expected<std::optional<std::vector<int>>>
+kf::parseGpuSelection(llvm::StringRef selection) {
+  if (selection.trim() == "all")
+    return std::nullopt;
+  std::vector<int> ordinals;
+  llvm::SmallVector<llvm::StringRef> parts;
+  selection.split(parts, ',');
+  for (llvm::StringRef part : parts) {
+    int ordinal;
+    if (part.trim().getAsInteger(10, ordinal) || ordinal < 0)
+      return llvm::createStringError(
+          "--gpus " + selection + ": '" + part +
+          "' is not a GPU ordinal (give all, or ordinals such as 0,2)");
+    if (llvm::is_contained(ordinals, ordinal))
+      return llvm::createStringError("--gpus " + selection + ": GPU " +
+                                     llvm::Twine(ordinal) + " twice");
+    ordinals.push_back(ordinal);
+  }
+  return ordinals;
+}
+
 llvm::Expected<std::vector<kf::GpuInfo>>
 kf::selectGpus(llvm::StringRef selection, llvm::ArrayRef<GpuInfo> available) {
-  std::vector<GpuInfo> chosen;
   auto known = [&] {
     std::string list;
     for (const GpuInfo &gpu : available)
@@ -346,17 +366,15 @@ kf::selectGpus(llvm::StringRef selection, llvm::ArrayRef<GpuInfo> available) {
               gpu.name + ")";
     return list.empty() ? std::string("none") : list;
   };
-  if (selection.trim() == "all") {
+  llvm::Expected<std::optional<std::vector<int>>> ordinals =
+      parseGpuSelection(selection);
+  if (!ordinals)
+    return ordinals.takeError();
+  std::vector<GpuInfo> chosen;
+  if (!*ordinals) {
     chosen.assign(available.begin(), available.end());
   } else {
-    llvm::SmallVector<llvm::StringRef> parts;
-    selection.split(parts, ',');
-    for (llvm::StringRef part : parts) {
-      int ordinal;
-      if (part.trim().getAsInteger(10, ordinal))
-        return llvm::createStringError(
-            "--gpus " + selection + ": '" + part +
-            "' is not a GPU ordinal (give all, or ordinals such as 0,2)");
+    for (int ordinal : **ordinals) {
       auto it = llvm::find_if(available, [&](const GpuInfo &gpu) {
         return gpu.ordinal == ordinal;
       });
@@ -364,11 +382,6 @@ kf::selectGpus(llvm::StringRef selection, llvm::ArrayRef<GpuInfo> available) {
         return llvm::createStringError("--gpus " + selection + ": no GPU " +
                                        llvm::Twine(ordinal) +
                                        " (this host has: " + known() + ")");
-      if (llvm::any_of(chosen, [&](const GpuInfo &gpu) {
-            return gpu.ordinal == ordinal;
-          }))
-        return llvm::createStringError("--gpus " + selection + ": GPU " +
-                                       llvm::Twine(ordinal) + " twice");
       chosen.push_back(*it);
     }
   }

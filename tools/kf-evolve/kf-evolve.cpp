@@ -2560,6 +2560,23 @@ int runSearches(MLIRContext &context, const char *argv0) {
                 "more");
   if (mpiGroups == 0)
     return fail("--mpi-groups 0: give 1 group or more");
+  // A full evaluating rank says it is alive every 0.5 s (MpiCluster.cpp).
+  if (mpiSilence < 1)
+    return fail(formatv("--mpi-silence {0}: evaluating ranks say they are "
+                        "alive every 0.5 s, so a shorter silence would take "
+                        "live ranks for dead; give 1 second or more",
+                        mpiSilence.getValue())
+                    .str());
+  // --gpus is checked here, where no GPU is needed, so that a typo fails
+  // on every machine rather than only where GPUs measure.
+  if (!gpuSelection.empty()) {
+    if (auto parsed = kf::parseGpuSelection(gpuSelection); !parsed)
+      return fail(toString(parsed.takeError()));
+    if (evaluatorKind == EvaluatorKind::CostModel)
+      return fail("--gpus " + gpuSelection +
+                  " chooses GPUs to measure on, and --evaluator cost-model "
+                  "measures on none: drop one of them");
+  }
   if (roundsInFlight < 2)
     return fail("--rounds-in-flight " + std::to_string(roundsInFlight) +
                 ": overlapping rounds hold 2 or more at once; for one round "

@@ -36,6 +36,32 @@ TEST(SelectGpus, AllOrListedOrdinals) {
   EXPECT_EQ((*both)[1].ordinal, 0);
 }
 
+std::string parsed(llvm::StringRef selection) {
+  llvm::Expected<std::optional<std::vector<int>>> ordinals =
+      parseGpuSelection(selection);
+  if (!ordinals)
+    return llvm::toString(ordinals.takeError());
+  if (!*ordinals)
+    return "all";
+  std::string list;
+  for (int ordinal : **ordinals)
+    list += (list.empty() ? "" : " ") + std::to_string(ordinal);
+  return list;
+}
+
+TEST(ParseGpuSelection, WithoutAnyGpu) {
+  EXPECT_EQ(parsed("all"), "all");
+  EXPECT_EQ(parsed(" all "), "all");
+  EXPECT_EQ(parsed("2, 0,7"), "2 0 7");
+  EXPECT_EQ(parsed("0,x"), "--gpus 0,x: 'x' is not a GPU ordinal (give all, "
+                           "or ordinals such as 0,2)");
+  EXPECT_EQ(parsed("-1"), "--gpus -1: '-1' is not a GPU ordinal (give all, "
+                          "or ordinals such as 0,2)");
+  EXPECT_EQ(parsed("0,"), "--gpus 0,: '' is not a GPU ordinal (give all, or "
+                          "ordinals such as 0,2)");
+  EXPECT_EQ(parsed("1,1"), "--gpus 1,1: GPU 1 twice");
+}
+
 TEST(SelectGpus, ErrorsNameTheProblem) {
   EXPECT_EQ(selectionError("2", kTwoH200),
             "--gpus 2: no GPU 2 (this host has: 0 (NVIDIA H200), 1 (NVIDIA "

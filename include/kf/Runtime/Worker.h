@@ -91,6 +91,11 @@ struct GpuInfo {
 /// Fails when there is no driver or no device (the message says which).
 llvm::Expected<std::vector<GpuInfo>> listGpus();
 
+/// What `--gpus` says, checked without a GPU: "all" (std::nullopt), or
+/// distinct ordinals separated by commas ("0,2"), in their order.
+llvm::Expected<std::optional<std::vector<int>>>
+parseGpuSelection(llvm::StringRef selection);
+
 /// The GPUs `--gpus` selects among `available`: "all", or ordinals separated
 /// by commas ("0,2"). Unknown or repeated ordinals are errors; so are GPUs of
 /// different models (a run measures on one model, so that its speedups
