@@ -2,7 +2,6 @@
 
 #include "LibraryDatabase.h"
 
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
@@ -211,18 +210,5 @@ llvm::Expected<std::unique_ptr<LibraryDatabase>>
 LibraryDatabase::open(llvm::StringRef location) {
   if (isPostgresLocation(location))
     return openPostgresDatabase(location);
-  // Another URL would otherwise name a SQLite file ("mysql://host/db" made
-  // the folders "mysql:" and "host").
-  size_t schemeEnd = location.find("://");
-  if (schemeEnd != llvm::StringRef::npos && schemeEnd > 0 &&
-      llvm::all_of(location.take_front(schemeEnd), [](char c) {
-        return llvm::isAlnum(c) || c == '+' || c == '-' || c == '.';
-      }))
-    // Not the location itself: it may hold a password.
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "experience library: a %s:// URL; the library lives in a SQLite file "
-        "(give its path) or in PostgreSQL (postgresql://user@host/db)",
-        location.take_front(schemeEnd).str().c_str());
   return openSqliteDatabase(location);
 }
