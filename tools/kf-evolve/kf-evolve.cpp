@@ -2561,7 +2561,7 @@ int runSearches(MLIRContext &context, const char *argv0) {
   if (mpiGroups == 0)
     return fail("--mpi-groups 0: give 1 group or more");
   // A full evaluating rank says it is alive every 0.5 s (MpiCluster.cpp).
-  if (mpiSilence < 1)
+  if (!(mpiSilence >= 1)) // NaN too
     return fail(formatv("--mpi-silence {0}: evaluating ranks say they are "
                         "alive every 0.5 s, so a shorter silence would take "
                         "live ranks for dead; give 1 second or more",
