@@ -4,7 +4,6 @@
 
 #include "LibraryDatabase.h"
 
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -174,16 +173,13 @@ ExperienceLibrary::open(llvm::StringRef location) {
   // Another URL would otherwise name a SQLite file ("mysql://host/db" made
   // the folders "mysql:" and "host"). The location is not repeated: it may
   // hold a password.
-  size_t schemeEnd = location.find("://");
-  if (!postgres && schemeEnd != llvm::StringRef::npos && schemeEnd > 0 &&
-      llvm::all_of(location.take_front(schemeEnd), [](char c) {
-        return llvm::isAlnum(c) || c == '+' || c == '-' || c == '.';
-      }))
+  if (llvm::StringRef scheme = LibraryDatabase::urlScheme(location);
+      !postgres && !scheme.empty())
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "experience library: a %s:// URL; the library lives in a SQLite file "
         "(give its path) or in PostgreSQL (postgresql://user@host/db)",
-        location.take_front(schemeEnd).str().c_str());
+        scheme.str().c_str());
   auto unusable = [&](llvm::Error error) -> llvm::Error {
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(), "%s (%s)",

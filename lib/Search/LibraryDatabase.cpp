@@ -2,6 +2,7 @@
 
 #include "LibraryDatabase.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
@@ -26,9 +27,20 @@ llvm::Error LibraryDatabase::error(llvm::StringRef message) const {
                                  displayName.c_str(), message.str().c_str());
 }
 
+llvm::StringRef LibraryDatabase::urlScheme(llvm::StringRef location) {
+  size_t end = location.find("://");
+  if (end == llvm::StringRef::npos || end == 0)
+    return "";
+  llvm::StringRef scheme = location.take_front(end);
+  bool valid = llvm::all_of(scheme, [](char c) {
+    return llvm::isAlnum(c) || c == '+' || c == '-' || c == '.';
+  });
+  return valid ? scheme : "";
+}
+
 bool LibraryDatabase::isPostgresLocation(llvm::StringRef location) {
-  return location.starts_with("postgresql://") ||
-         location.starts_with("postgres://");
+  llvm::StringRef scheme = urlScheme(location);
+  return scheme == "postgresql" || scheme == "postgres";
 }
 
 std::string LibraryDatabase::redact(llvm::StringRef location) {

@@ -44,6 +44,10 @@ public:
   static llvm::Expected<std::unique_ptr<LibraryDatabase>>
   open(llvm::StringRef location);
 
+  /// The scheme of `location` when it is a URL ("postgresql" of
+  /// "postgresql://host/db"), otherwise "" (a SQLite file's path).
+  static llvm::StringRef urlScheme(llvm::StringRef location);
+
   /// Whether `location` names a PostgreSQL database.
   static bool isPostgresLocation(llvm::StringRef location);
 
