@@ -11,6 +11,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
@@ -29,12 +30,14 @@ namespace {
 enum class Role { Input, Output, Scratch, Unknown };
 
 /// A memory access: the op, the pointer or memref it goes through, and for
-/// stores the stored value (null for loads).
+/// stores the stored value (null for loads). A copy (memcpy, memref.copy,
+/// cp.async) stores what it reads through `copySource`.
 struct Access {
   Operation *op;
   Value base;
   Value stored;
   bool isStore;
+  Value copySource = {};
 };
 
 /// The accesses an op makes (none for most ops).
@@ -44,14 +47,15 @@ SmallVector<Access> accessesOf(Operation *op) {
   auto store = [&](Value base, Value value) {
     result.push_back({op, base, value, true});
   };
+  auto copy = [&](Value target, Value source) {
+    result.push_back({op, source, {}, false});
+    result.push_back({op, target, source, true, source});
+  };
   llvm::TypeSwitch<Operation *>(op)
       .Case([&](memref::LoadOp o) { load(o.getMemRef()); })
       .Case([&](memref::StoreOp o) { store(o.getMemRef(), o.getValue()); })
       .Case([&](memref::AtomicRMWOp o) { store(o.getMemref(), o.getValue()); })
-      .Case([&](memref::CopyOp o) {
-        load(o.getSource());
-        store(o.getTarget(), o.getSource());
-      })
+      .Case([&](memref::CopyOp o) { copy(o.getTarget(), o.getSource()); })
       .Case([&](vector::LoadOp o) { load(o.getBase()); })
       .Case([&](vector::StoreOp o) { store(o.getBase(), o.getValueToStore()); })
       .Case([&](vector::MaskedLoadOp o) { load(o.getBase()); })
@@ -70,15 +74,13 @@ SmallVector<Access> accessesOf(Operation *op) {
       .Case([&](LLVM::StoreOp o) { store(o.getAddr(), o.getValue()); })
       .Case([&](LLVM::AtomicRMWOp o) { store(o.getPtr(), o.getVal()); })
       .Case([&](LLVM::AtomicCmpXchgOp o) { store(o.getPtr(), o.getVal()); })
-      .Case([&](LLVM::MemcpyOp o) {
-        load(o.getSrc());
-        store(o.getDst(), o.getSrc());
-      })
-      .Case([&](LLVM::MemmoveOp o) {
-        load(o.getSrc());
-        store(o.getDst(), o.getSrc());
-      })
+      .Case([&](LLVM::MemcpyOp o) { copy(o.getDst(), o.getSrc()); })
+      .Case([&](LLVM::MemmoveOp o) { copy(o.getDst(), o.getSrc()); })
       .Case([&](LLVM::MemsetOp o) { store(o.getDst(), o.getVal()); })
+      // Asynchronous copies (cp.async) from global to shared memory: the
+      // destination receives the source's data, as with memcpy.
+      .Case([&](nvgpu::DeviceAsyncCopyOp o) { copy(o.getDst(), o.getSrc()); })
+      .Case([&](NVVM::CpAsyncOp o) { copy(o.getDst(), o.getSrc()); })
       .Case([&](LLVM::MaskedLoadOp o) { load(o.getData()); })
       .Case([&](LLVM::MaskedStoreOp o) { store(o.getData(), o.getValue()); })
       .Default([](Operation *) {});
@@ -300,6 +302,10 @@ void CheatDetector::assignRoles() {
 
 Role CheatDetector::roleOf(Operation *kernel, Value root, BufferId &buffer) {
   buffer = root.getAsOpaquePointer();
+  // Every llvm.mlir.addressof of one global (shared memory after lowering)
+  // is the same buffer.
+  if (auto address = root.getDefiningOp<LLVM::AddressOfOp>())
+    buffer = address.getGlobalNameAttr().getAsOpaquePointer();
   if (!kernel)
     return Role::Unknown;
   std::optional<unsigned> index = kernelArgument(kernel, root);
@@ -531,6 +537,11 @@ SmallVector<CheatFinding> CheatDetector::run() {
   for (StoreFacts &facts : stores) {
     llvm::SetVector<BufferId> &reads = readsOfStore[facts.access.op];
     if (facts.kernel) {
+      if (facts.access.copySource) {
+        BufferId source;
+        roleOf(facts.kernel, traceRoot(facts.access.copySource), source);
+        reads.insert(source);
+      }
       collectReads(facts.access.stored, reads, facts.kernel);
       // The address too: a value stored where an input says is data flow.
       collectReads(facts.access.base, reads, facts.kernel);

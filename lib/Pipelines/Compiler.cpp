@@ -186,8 +186,11 @@ kf::compileCandidate(ModuleOp problem, StringRef problemName,
   if (schedule) {
     result.schedule = schedule->str();
   } else {
-    FailureOr<Schedule> defaultSchedule =
-        buildDefaultSchedule(payloadReference);
+    // The trusted reference (widened accumulators) is mapped naively: it
+    // must not share the GEMM kernel generator with the candidates.
+    FailureOr<Schedule> defaultSchedule = buildDefaultSchedule(
+        payloadReference, options.widenAccumulators ? DefaultSchedule::Naive
+                                                    : DefaultSchedule::Tuned);
     if (failed(defaultSchedule))
       return fail(CompileStage::Schedule);
     FailureOr<std::string> text =

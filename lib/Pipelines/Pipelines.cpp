@@ -117,6 +117,9 @@ void kf::buildDeviceLoweringPipeline(OpPassManager &pm,
   if (options.contract)
     gpuPM.addPass(kf::createKFContractFloatOps());
   gpuPM.addPass(kf::createKFNumberAddressSpaces());
+  // Asynchronous global-to-shared copies (cp.async) of pipelined kernels,
+  // their groups and waits.
+  gpuPM.addPass(createConvertNVGPUToNVVMPass());
   // Vector ops the NVVM conversion has no patterns for (multi-dimensional
   // reductions, broadcasts, shape casts) are lowered to 1-D ones here.
   gpuPM.addPass(createConvertVectorToLLVMPass());

@@ -265,6 +265,56 @@ std::string retuneStaging(OpSchedule &op, const OpShape &shape, unsigned index,
   return change;
 }
 
+/// One gene of a pipelined GEMM kernel changed to a neighbouring value
+/// that still fits the contraction; returns a description, or "".
+std::string retuneGemm(OpSchedule &op, const OpShape &shape, unsigned index,
+                       std::mt19937_64 &rng) {
+  const ContractionLoops &loops = *shape.contraction;
+  ContractionTile tile = op.contraction;
+  std::string change;
+  switch (std::uniform_int_distribution<int>(0, 4)(rng)) {
+  case 0: // the K step
+    tile.blockK = tile.blockK == 16 ? 8 : 16;
+    change = llvm::formatv("K step {0}", tile.blockK);
+    break;
+  case 1: // pipeline depth
+    tile.stages += std::bernoulli_distribution(0.5)(rng) ? 1 : -1;
+    change = llvm::formatv("{0} stages", tile.stages);
+    break;
+  case 2: { // the block tile's rows or columns, twice or half, with the
+            // thread tile following so that the block keeps its threads
+    bool rows = std::bernoulli_distribution(0.5)(rng);
+    bool twice = std::bernoulli_distribution(0.5)(rng);
+    int64_t &block = rows ? tile.blockM : tile.blockN;
+    int64_t &thread = rows ? tile.threadM : tile.threadN;
+    block = twice ? block * 2 : block / 2;
+    thread = twice ? thread * 2 : std::max<int64_t>(1, thread / 2);
+    change = llvm::formatv("block tile {0}x{1}", tile.blockM, tile.blockN);
+    break;
+  }
+  case 3: { // another tile of the model's list
+    llvm::SmallVector<ContractionTile> tiles =
+        alternativeContractionTiles(loops);
+    llvm::erase(tiles, op.contraction);
+    if (tiles.empty())
+      return "";
+    tile = pick<ContractionTile>(tiles, rng);
+    change = llvm::formatv("tile {0}x{1}x{2}, {3} stages", tile.blockM,
+                           tile.blockN, tile.blockK, tile.stages);
+    break;
+  }
+  default: // fewer or more stages where K step 8 leaves room
+    tile.blockK = 8;
+    tile.stages = tile.stages == 4 ? 5 : 4;
+    change = llvm::formatv("K step 8, {0} stages", tile.stages);
+    break;
+  }
+  if (checkContractionTile(loops, tile))
+    return "";
+  op.contraction = tile;
+  return llvm::formatv("op{0}: GEMM kernel {1}", index, change).str();
+}
+
 /// One parameter mutation of one op; returns a description, or "" when
 /// none applies.
 std::string mutateOp(OpSchedule &op, const OpShape &shape, unsigned index,
@@ -273,6 +323,12 @@ std::string mutateOp(OpSchedule &op, const OpShape &shape, unsigned index,
   if (n == 0)
     return "";
   unsigned inner = n - 1;
+  // A GEMM kernel's genes are its tiles and stages; the loose mapping genes
+  // below do not apply to it.
+  if (op.contraction.isSet())
+    return action == MutationAction::StageOperands && shape.contraction
+               ? retuneGemm(op, shape, index, rng)
+               : "";
   // A staged op's tiles are tuned as a whole (each thread's tile is
   // blockTile / threads, which the other mutations assume to be 1).
   if (op.stageTile > 0 && action != MutationAction::StageOperands)
@@ -507,7 +563,8 @@ kf::expertSeeds(const Schedule &defaultSchedule,
   auto vectorize = [](Schedule &genome, const Restructured &structure) {
     bool changed = false;
     for (auto [op, shape] : llvm::zip_equal(genome.ops, structure.shapes)) {
-      if (shape.parallelSizes.empty() || op.threads.back() == 0)
+      if (shape.parallelSizes.empty() || op.threads.back() == 0 ||
+          op.contraction.isSet())
         continue;
       // A loop left untiled (beyond the three the grid maps) would put its
       // whole extent into each thread's vectors, which renderSchedule
@@ -551,7 +608,7 @@ kf::expertSeeds(const Schedule &defaultSchedule,
     bool any = false;
     for (auto [op, shape] : llvm::zip_equal(staged.ops, plain->shapes)) {
       OpSchedule tiled = op;
-      if (canStage(shape) &&
+      if (!op.contraction.isSet() && canStage(shape) &&
           applyStaging(tiled, shape, block, tile, stage, 4)) {
         op = tiled;
         any = true;
@@ -559,6 +616,23 @@ kf::expertSeeds(const Schedule &defaultSchedule,
     }
     if (any)
       seeds.push_back({name, staged});
+  }
+  // GEMM kernels: the model's second and third choices of tile.
+  for (unsigned choice = 1; choice <= 2; ++choice) {
+    Schedule alternative = vectorized;
+    bool any = false;
+    for (auto [op, shape] : llvm::zip_equal(alternative.ops, plain->shapes)) {
+      if (!op.contraction.isSet() || !shape.contraction)
+        continue;
+      llvm::SmallVector<ContractionTile> tiles =
+          alternativeContractionTiles(*shape.contraction);
+      if (tiles.size() <= choice)
+        continue;
+      op.contraction = tiles[choice];
+      any = true;
+    }
+    if (any)
+      seeds.push_back({"gemm-tile-" + std::to_string(choice + 1), alternative});
   }
 
   Schedule split = defaultSchedule;
@@ -675,6 +749,15 @@ std::string kf::describeGenome(const Schedule &genome) {
     if (factor > 0)
       append(llvm::formatv("split op{0} {1} ways", index, factor).str());
   for (auto [index, op] : llvm::enumerate(genome.ops)) {
+    if (op.contraction.isSet()) {
+      const ContractionTile &tile = op.contraction;
+      append(llvm::formatv("op{0}: GEMM kernel {1}x{2}x{3}, {4}x{5} per "
+                           "thread, {6} stages",
+                           index, tile.blockM, tile.blockN, tile.blockK,
+                           tile.threadM, tile.threadN, tile.stages)
+                 .str());
+      continue;
+    }
     std::string part = llvm::formatv("op{0}: block {1} threads {2}", index,
                                      llvm::interleaved_array(op.blockTile),
                                      llvm::interleaved_array(op.threads))

@@ -16,9 +16,17 @@ using namespace mlir;
 
 namespace {
 
+/// Workgroup memory as the GPU dialect writes it, or as NVVM's address
+/// space 3 (what upstream transforms such as bufferize_to_allocation
+/// {memory_space = 3} produce for the GEMM kernel's operand tiles).
 bool isWorkgroup(Type type) {
   auto memref = dyn_cast<MemRefType>(type);
-  return memref && gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(memref);
+  if (!memref)
+    return false;
+  if (gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(memref))
+    return true;
+  auto space = dyn_cast_or_null<IntegerAttr>(memref.getMemorySpace());
+  return space && space.getInt() == 3;
 }
 
 /// Replaces `oldValue` by `newValue` whose type may differ in its layout:

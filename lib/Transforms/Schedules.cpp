@@ -82,10 +82,43 @@ std::string mappingName(StringRef kind, unsigned position) {
 
 } // namespace
 
+void kf::setContractionTile(OpSchedule &schedule, linalg::LinalgOp op,
+                            const ContractionLoops &loops,
+                            const ContractionTile &tile) {
+  schedule.contraction = tile;
+  schedule.vectorWidth = 1;
+  schedule.reductionStep = 0;
+  schedule.stageTile = 0;
+  // Block tile and threads over the parallel loops, for the record.
+  schedule.blockTile.clear();
+  schedule.threads.clear();
+  for (auto [loop, type] : llvm::enumerate(op.getIteratorTypesArray())) {
+    if (type != utils::IteratorType::parallel)
+      continue;
+    if (loop == loops.mLoop) {
+      schedule.blockTile.push_back(tile.blockM);
+      schedule.threads.push_back(tile.blockM / tile.threadM);
+    } else if (loop == loops.nLoop) {
+      schedule.blockTile.push_back(tile.blockN);
+      schedule.threads.push_back(tile.blockN / tile.threadN);
+    } else {
+      schedule.blockTile.push_back(op.getStaticLoopRanges()[loop] > 1 ? 1 : 0);
+      schedule.threads.push_back(0);
+    }
+  }
+}
+
 namespace {
+void setContractionTile(kf::OpSchedule &schedule, const ScheduledOp &info,
+                        const kf::ContractionLoops &loops,
+                        const kf::ContractionTile &tile) {
+  kf::setContractionTile(schedule, linalg::LinalgOp(info.op), loops, tile);
+}
 
 /// The default mapping of one op (see buildDefaultSchedule).
-FailureOr<kf::OpSchedule> defaultOpSchedule(const ScheduledOp &info) {
+FailureOr<kf::OpSchedule>
+defaultOpSchedule(const ScheduledOp &info,
+                  kf::DefaultSchedule kind = kf::DefaultSchedule::Tuned) {
   if (info.parallelSizes.empty())
     return linalg::LinalgOp(info.op).emitError()
            << "has no parallel loop: the default schedule maps parallel "
@@ -105,6 +138,16 @@ FailureOr<kf::OpSchedule> defaultOpSchedule(const ScheduledOp &info) {
     opSchedule.blockTile[loop] = tile;
     opSchedule.threads[loop] = tile;
   }
+  // A contraction the pipelined GEMM kernel can compute gets it, with the
+  // analytic model's tile.
+  if (kind == kf::DefaultSchedule::Naive)
+    return opSchedule;
+  FailureOr<kf::ContractionLoops> loops =
+      kf::analyzeContraction(linalg::LinalgOp(info.op));
+  if (succeeded(loops))
+    if (std::optional<kf::ContractionTile> tile =
+            kf::defaultContractionTile(*loops))
+      setContractionTile(opSchedule, info, *loops, *tile);
   return opSchedule;
 }
 
@@ -246,10 +289,17 @@ FailureOr<AppliedStructure> applyStructure(func::FuncOp reference,
 
 SmallVector<kf::OpShape> shapesOf(ArrayRef<ScheduledOp> ops) {
   SmallVector<kf::OpShape> shapes;
-  for (const ScheduledOp &info : ops)
-    shapes.push_back(
-        {info.parallelSizes, info.innerReductionSize,
-         static_cast<unsigned>(info.numLoops - info.parallelLoops.size())});
+  for (const ScheduledOp &info : ops) {
+    kf::OpShape shape{
+        info.parallelSizes, info.innerReductionSize,
+        static_cast<unsigned>(info.numLoops - info.parallelLoops.size()),
+        std::nullopt};
+    FailureOr<kf::ContractionLoops> loops =
+        kf::analyzeContraction(linalg::LinalgOp(info.op));
+    if (succeeded(loops))
+      shape.contraction = *loops;
+    shapes.push_back(std::move(shape));
+  }
   return shapes;
 }
 
@@ -279,7 +329,8 @@ FailureOr<kf::Restructured> kf::restructure(func::FuncOp reference,
   return result;
 }
 
-FailureOr<kf::Schedule> kf::buildDefaultSchedule(func::FuncOp reference) {
+FailureOr<kf::Schedule> kf::buildDefaultSchedule(func::FuncOp reference,
+                                                 DefaultSchedule kind) {
   FailureOr<SmallVector<ScheduledOp>> ops = collectOps(reference);
   if (failed(ops))
     return failure();
@@ -288,7 +339,7 @@ FailureOr<kf::Schedule> kf::buildDefaultSchedule(func::FuncOp reference) {
            << "the reference has no linalg operation to schedule";
   Schedule schedule;
   for (ScheduledOp &info : *ops) {
-    FailureOr<OpSchedule> op = defaultOpSchedule(info);
+    FailureOr<OpSchedule> op = defaultOpSchedule(info, kind);
     if (failed(op))
       return failure();
     schedule.ops.push_back(std::move(*op));
@@ -505,10 +556,57 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
     os << (i ? ", " : "") << "!transform.any_op";
   os << ")\n";
 
-  SmallVector<SmallVector<int64_t, 3>> blockDims;
+  // Contractions scheduled as pipelined GEMM kernels, and the fills fused
+  // into them (which get no kernel of their own).
+  SmallVector<std::optional<kf::ContractionLoops>> gemms(numOps);
+  SmallVector<bool> fusedFills(numOps, false);
+  for (auto [index, info, opSchedule] : llvm::enumerate(*ops, schedule.ops)) {
+    if (!opSchedule.contraction.isSet())
+      continue;
+    linalg::LinalgOp op = info.op;
+    std::string whyNot;
+    FailureOr<ContractionLoops> loops = analyzeContraction(op, &whyNot);
+    if (failed(loops))
+      return op.emitError()
+             << "cannot be scheduled as a GEMM kernel: " << whyNot;
+    if (std::optional<std::string> problem =
+            checkContractionTile(*loops, opSchedule.contraction))
+      return op.emitError() << "GEMM kernel tile: " << *problem;
+    Operation *fill = op.getDpsInitOperand(0)->get().getDefiningOp();
+    auto fillIt = llvm::find_if(
+        *ops, [&](const ScheduledOp &other) { return other.op == fill; });
+    if (fillIt == ops->end())
+      return op.emitError() << "the fill of a GEMM kernel's output is not "
+                               "among the scheduled ops";
+    gemms[index] = *loops;
+    fusedFills[fillIt - ops->begin()] = true;
+  }
+
+  // Per op with a kernel: its block dims, and how many foralls it leaves
+  // (thread foralls before the block forall, in match's post-order).
+  SmallVector<SmallVector<int64_t, 3>> blockDims(numOps);
+  SmallVector<unsigned> foralls(numOps, 0);
   SmallVector<StagedOp> stagedOps;
   bool vectorize = false;
   for (auto [index, info, opSchedule] : llvm::enumerate(*ops, schedule.ops)) {
+    if (fusedFills[index])
+      continue;
+    if (gemms[index]) {
+      unsigned fillIndex = 0;
+      Operation *fill =
+          linalg::LinalgOp(info.op).getDpsInitOperand(0)->get().getDefiningOp();
+      for (auto [other, otherInfo] : llvm::enumerate(*ops))
+        if (otherInfo.op == fill)
+          fillIndex = other;
+      renderContractionTiling(os, index, info.op, *gemms[index],
+                              opSchedule.contraction,
+                              "%op" + std::to_string(fillIndex));
+      blockDims[index] = contractionBlockDims(opSchedule.contraction);
+      // The fill's threads, A's and B's copies, the compute threads.
+      foralls[index] = 5;
+      continue;
+    }
+    foralls[index] = 2;
     unsigned numParallel = info.parallelSizes.size();
     if (opSchedule.blockTile.size() != numParallel ||
         opSchedule.threads.size() != numParallel)
@@ -555,7 +653,7 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
       return info.op.emitError()
              << "the schedule asks for " << threadsPerBlock
              << " threads per block; a CUDA block holds at most 1024";
-    blockDims.push_back(dims);
+    blockDims[index] = dims;
     // Mapping lists follow the loop order (outermost first).
     std::reverse(blockMapping.begin(), blockMapping.end());
     std::reverse(threadMapping.begin(), threadMapping.end());
@@ -682,6 +780,16 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
        << "    transform.loop.hoist_loop_invariant_subsets %loops : "
           "!transform.any_op\n";
   }
+  bool anyGemm =
+      llvm::any_of(gemms, [](const auto &loops) { return loops.has_value(); });
+  if (anyGemm)
+    // The GEMM kernels' vectorized copies must write into their workgroup
+    // buffers in place, not through a private temporary per thread.
+    os << "    %efunc = transform.structured.match ops{[\"func.func\"]} in "
+          "%root : (!transform.any_op) -> !transform.any_op\n"
+          "    transform.apply_dce to %efunc : !transform.any_op\n"
+          "    transform.bufferization.eliminate_empty_tensors %efunc : "
+          "!transform.any_op\n";
   os << "    %bufferized = transform.bufferization.one_shot_bufferize %root "
         "{bufferize_function_boundaries = true, "
         "function_boundary_type_conversion = 1 : i32} : (!transform.any_op) "
@@ -694,18 +802,31 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
           "\"kf-lower-vector-transfers\" to %bfunc : (!transform.any_op) -> "
           "!transform.any_op\n";
   renderStagedThreads(os, stagedOps);
+  if (anyGemm)
+    // Workgroup buffers allocated in the K loop move out of it, so that
+    // they can become the pipeline's ring buffers.
+    os << "    %func_h = transform.apply_registered_pass "
+          "\"buffer-loop-hoisting\" to %func : (!transform.any_op) -> "
+          "!transform.any_op\n";
+  std::string funcHandle = anyGemm ? "%func_h" : "%func";
   os << "    %foralls = transform.structured.match ops{[\"scf.forall\"]} in "
-        "%func : (!transform.any_op) -> !transform.any_op\n";
-  // match walks in post-order: each op's thread forall comes before the
-  // block forall that holds it.
+     << funcHandle << " : (!transform.any_op) -> !transform.any_op\n";
+  // match walks in post-order: each op's thread foralls come before the
+  // block forall that holds them.
+  unsigned numForalls = 0;
   os << "    ";
-  for (unsigned i = 0; i < numOps; ++i)
-    os << (i ? ", " : "") << "%t" << i << ", %b" << i;
+  for (unsigned i = 0; i < numOps; ++i) {
+    for (unsigned f = 0; f < foralls[i]; ++f)
+      os << (numForalls++ ? ", " : "") << (f + 1 == foralls[i] ? "%b" : "%t")
+         << i << (f + 1 == foralls[i] ? "" : "_" + std::to_string(f));
+  }
   os << " = transform.split_handle %foralls : (!transform.any_op) -> (";
-  for (unsigned i = 0; i < 2 * numOps; ++i)
+  for (unsigned i = 0; i < numForalls; ++i)
     os << (i ? ", " : "") << "!transform.any_op";
   os << ")\n";
   for (unsigned i = 0; i < numOps; ++i) {
+    if (fusedFills[i])
+      continue;
     os << llvm::formatv("    %launch{0} = transform.gpu.map_forall_to_blocks "
                         "%b{0} generate_gpu_launch : (!transform.any_op) -> "
                         "!transform.any_op\n",
@@ -721,6 +842,15 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
       os << llvm::formatv("    transform.annotate %mapped{0} \"{1}\" : "
                           "!transform.any_op\n",
                           i, kf::kHoistAccumulatorsAttrName);
+  }
+  for (unsigned i = 0; i < numOps; ++i) {
+    if (!gemms[i])
+      continue;
+    std::string gemmFunc = "%gfunc" + std::to_string(i);
+    os << "    " << gemmFunc
+       << " = transform.structured.match ops{[\"func.func\"]} in "
+          "%bufferized : (!transform.any_op) -> !transform.any_op\n";
+    renderContractionPipeline(os, i, schedule.ops[i].contraction, gemmFunc);
   }
   os << "    transform.yield\n  }\n}\n";
   return text;
@@ -749,12 +879,16 @@ bool mapSizes(const llvm::json::Value &value, llvm::StringLiteral key,
 
 llvm::json::Value kf::toJSON(const Schedule &schedule) {
   llvm::json::Array ops;
-  for (const OpSchedule &op : schedule.ops)
-    ops.push_back(llvm::json::Object{{"block", toArray(op.blockTile)},
-                                     {"threads", toArray(op.threads)},
-                                     {"vector", op.vectorWidth},
-                                     {"step", op.reductionStep},
-                                     {"stage", op.stageTile}});
+  for (const OpSchedule &op : schedule.ops) {
+    llvm::json::Object object{{"block", toArray(op.blockTile)},
+                              {"threads", toArray(op.threads)},
+                              {"vector", op.vectorWidth},
+                              {"step", op.reductionStep},
+                              {"stage", op.stageTile}};
+    if (op.contraction.isSet())
+      object["gemm"] = toJSON(op.contraction);
+    ops.push_back(std::move(object));
+  }
   return llvm::json::Object{{"fuse", schedule.fuseElementwise},
                             {"collapse", schedule.collapseReductions},
                             {"decompose", schedule.decomposeReductions},
@@ -786,7 +920,8 @@ bool kf::fromJSON(const llvm::json::Value &value, Schedule &schedule,
         !opMapper.map("vector", op.vectorWidth) ||
         !opMapper.map("step", op.reductionStep) ||
         // Absent in schedules stored before the gene existed.
-        !opMapper.mapOptional("stage", op.stageTile))
+        !opMapper.mapOptional("stage", op.stageTile) ||
+        !opMapper.mapOptional("gemm", op.contraction))
       return false;
     schedule.ops.push_back(std::move(op));
   }

@@ -895,6 +895,20 @@ int runCompile(MLIRContext &context) {
   if (sources.size() != 1)
     return fail("compile takes one candidate (one --schedule, --kernel or "
                 "--cuda)");
+  // The default schedule is printed as rendered, without compiling it: what
+  // to read (or to start a hand schedule from) when it does not compile.
+  if (emit == EmitKind::Schedule &&
+      sources.front().kind == CandidateSource::Kind::Default) {
+    FailureOr<kf::Schedule> schedule =
+        kf::buildDefaultSchedule(loaded->reference);
+    if (failed(schedule))
+      return 1;
+    FailureOr<std::string> text =
+        kf::renderSchedule(loaded->reference, *schedule);
+    if (failed(text))
+      return 1;
+    return writeOutput(*text);
+  }
   kf::CompileStage stage;
   FailureOr<kf::CompiledCandidate> compiled =
       compileSource(context, sourceMgr, *loaded, sources.front(), stage);

@@ -43,8 +43,8 @@ struct CompileOptions {
   /// "isa" (PTX) or "bin" (cubin through ptxas).
   std::string format = "isa";
   /// Give the reference's f32 reductions f64 accumulators
-  /// (kf-widen-accumulators) before the default schedule: how the trusted
-  /// reference is built.
+  /// (kf-widen-accumulators) and map every op naively (no GEMM kernels):
+  /// how the trusted reference is built.
   bool widenAccumulators = false;
 };
 

@@ -12,6 +12,8 @@
 #ifndef KF_TRANSFORMS_SCHEDULES_H
 #define KF_TRANSFORMS_SCHEDULES_H
 
+#include "kf/Transforms/ContractionSchedule.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -54,6 +56,12 @@ struct OpSchedule {
   /// Needs every parallel loop tiled and mapped to threads, and vectorWidth
   /// 1. What makes a matmul reuse its operands from shared memory.
   int64_t stageTile = 0;
+  /// When set, the op (a contraction, see analyzeContraction) becomes the
+  /// pipelined GEMM kernel of ContractionSchedule.h and the fields above
+  /// only describe it (block tile and threads over its parallel loops);
+  /// the linalg.fill that zeroes its output is fused into it, and that
+  /// fill's own OpSchedule is then ignored.
+  ContractionTile contraction;
 };
 
 /// The schedule of a whole reference function. Its structure genes first
@@ -82,6 +90,13 @@ struct Schedule {
   llvm::SmallVector<OpSchedule> ops;
 };
 
+/// Makes `schedule` the pipelined GEMM kernel with `tile` for contraction
+/// `op` (whose loops are `loops`), with its block tile and thread fields
+/// describing the same mapping.
+void setContractionTile(OpSchedule &schedule, mlir::linalg::LinalgOp op,
+                        const ContractionLoops &loops,
+                        const ContractionTile &tile);
+
 /// The iteration space of one linalg op of the reference, as a schedule
 /// sees it: the static ranges of its parallel loops (outermost first) and of
 /// its innermost reduction loop (0 when it has none).
@@ -90,6 +105,8 @@ struct OpShape {
   int64_t innerReductionSize = 0;
   /// How many reduction loops the op has (a split needs exactly one).
   unsigned reductionLoops = 0;
+  /// The op's loops as the pipelined GEMM kernel maps them, when it can.
+  std::optional<ContractionLoops> contraction;
 
   bool operator==(const OpShape &other) const {
     return parallelSizes == other.parallelSizes &&
@@ -121,12 +138,25 @@ struct Restructured {
 mlir::FailureOr<Restructured> restructure(mlir::func::FuncOp reference,
                                           const Schedule &schedule);
 
-/// The default schedule: simple and correct for every supported problem.
-/// Each linalg op gets its own kernel; each thread computes one element of
-/// the op's parallel iteration space (64 x 4 elements per block) and runs its
-/// reduction loops sequentially. Fails with an error at the offending op
-/// when an op cannot be mapped (e.g. it has no parallel loop).
-mlir::FailureOr<Schedule> buildDefaultSchedule(mlir::func::FuncOp reference);
+/// Which default schedule buildDefaultSchedule makes.
+enum class DefaultSchedule {
+  /// Contractions become pipelined GEMM kernels (ContractionSchedule.h) with
+  /// the analytic model's tiles; every other op is mapped naively.
+  Tuned,
+  /// Every op mapped naively, contractions included: what the trusted
+  /// reference runs, so that it never shares the GEMM generator with the
+  /// candidates it judges.
+  Naive,
+};
+
+/// The default schedule: correct for every supported problem. Each linalg op
+/// gets its own kernel; an op mapped naively has each thread compute one
+/// element of its parallel iteration space (64 x 4 elements per block) and
+/// run its reduction loops sequentially. Fails with an error at the
+/// offending op when an op cannot be mapped (e.g. it has no parallel loop).
+mlir::FailureOr<Schedule>
+buildDefaultSchedule(mlir::func::FuncOp reference,
+                     DefaultSchedule kind = DefaultSchedule::Tuned);
 
 /// Renders `schedule` for `reference` as a transform-dialect script (a module
 /// holding `@__transform_main`). Fails with an error when the schedule does
@@ -138,7 +168,7 @@ mlir::FailureOr<std::string> renderSchedule(mlir::func::FuncOp reference,
 /// {"fuse": bool, "collapse": bool, "decompose": bool (optional, false),
 /// "splits": [int], "ops": [{"block":
 /// [int], "threads": [int], "vector": int, "step": int, "stage": int
-/// (optional, 0)}]}.
+/// (optional, 0), "gemm": ContractionTile (optional, unset)}]}.
 llvm::json::Value toJSON(const Schedule &schedule);
 bool fromJSON(const llvm::json::Value &value, Schedule &schedule,
               llvm::json::Path path);

@@ -1,0 +1,128 @@
+//===- ContractionSchedule.h - The pipelined GEMM kernel kind ---*- C++ -*-===//
+//
+// A contraction (matmul, batch matmul, and linalg.generic contractions with
+// transposed or permuted operands) can be scheduled as a register-tiled,
+// software-pipelined GEMM kernel instead of the generic per-op mapping of
+// Schedules.h: each block computes a BM x BN tile of the output, the K loop
+// runs in steps of BK, every step's operand tiles are copied from global to
+// shared memory with 16-byte cp.async copies into a multi-stage ring buffer,
+// and each thread accumulates a TM x TN tile in registers with
+// outer-product FMAs. The kernel is built from upstream transform ops (the
+// chain of ../shared/notes/contractions.md): pad, map_copy_to_threads,
+// bufferize_to_allocation into workgroup memory, multibuffer,
+// create_async_groups and pipeline_shared_memory_copies.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KF_TRANSFORMS_CONTRACTIONSCHEDULE_H
+#define KF_TRANSFORMS_CONTRACTIONSCHEDULE_H
+
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <string>
+
+namespace kf {
+
+/// The genes of the pipelined GEMM kernel. A tile with blockM == 0 is unset:
+/// the op uses the generic mapping of OpSchedule instead.
+struct ContractionTile {
+  /// The block's output tile: rows (M) and columns (N).
+  int64_t blockM = 0, blockN = 0;
+  /// The K step: the depth of each operand tile staged in shared memory.
+  int64_t blockK = 0;
+  /// Each thread's output tile in registers; the block has
+  /// (blockM / threadM) x (blockN / threadN) threads.
+  int64_t threadM = 8, threadN = 8;
+  /// Shared-memory stages of the cp.async pipeline (the ring buffer's
+  /// depth); 2 is double buffering.
+  int64_t stages = 3;
+
+  bool isSet() const { return blockM > 0; }
+  int64_t numThreads() const { return (blockM / threadM) * (blockN / threadN); }
+  /// Shared memory of the ring buffer, in bytes, for 4-byte elements.
+  int64_t sharedBytes() const {
+    return stages * (blockM * blockK + blockK * blockN) * 4;
+  }
+  bool operator==(const ContractionTile &other) const {
+    return blockM == other.blockM && blockN == other.blockN &&
+           blockK == other.blockK && threadM == other.threadM &&
+           threadN == other.threadN && stages == other.stages;
+  }
+};
+
+/// {"bm", "bn", "bk", "tm", "tn", "stages"}.
+llvm::json::Value toJSON(const ContractionTile &tile);
+bool fromJSON(const llvm::json::Value &value, ContractionTile &tile,
+              llvm::json::Path path);
+
+/// The loops of a contraction that the GEMM kernel maps: one M loop, one N
+/// loop, one K loop, and outer parallel loops (batch, or further M loops of
+/// size 1 per block) of which at most one may be larger than 1.
+struct ContractionLoops {
+  unsigned numLoops = 0;
+  unsigned mLoop = 0, nLoop = 0, kLoop = 0;
+  int64_t m = 0, n = 0, k = 0;
+  /// The other parallel loops (each tiled by 1 over blocks), with sizes.
+  llvm::SmallVector<unsigned, 2> outerLoops;
+  llvm::SmallVector<int64_t, 2> outerSizes;
+  /// The output's dimension of the M and N loops.
+  unsigned outputMDim = 0, outputNDim = 0;
+  /// The contiguous (innermost) loop of each operand: the copy of its tile
+  /// into shared memory runs 16-byte vectors along it.
+  unsigned aContiguousLoop = 0, bContiguousLoop = 0;
+};
+
+/// Whether `op` is a contraction the GEMM kernel can compute: two f32
+/// inputs and one f32 output, a multiply-add body, static shapes, one K
+/// loop, and its output initialised by a linalg.fill used by `op` alone
+/// (the kernel zeroes its accumulators itself). The reason otherwise.
+llvm::FailureOr<ContractionLoops>
+analyzeContraction(mlir::linalg::LinalgOp op, std::string *whyNot = nullptr);
+
+/// Why `tile` cannot compute `loops` (tiles that do not divide the loops,
+/// too many threads, too much shared memory, ...), or nullopt when it can.
+std::optional<std::string> checkContractionTile(const ContractionLoops &loops,
+                                                const ContractionTile &tile);
+
+/// The tile the analytic model picks: the largest output tile that still
+/// gives every SM a block (132 SMs on the H200), a K step of 16 where K
+/// allows, and as many stages as fit in 48 KB of static shared memory.
+/// Nullopt when no tile of the model's list divides the loops.
+std::optional<ContractionTile>
+defaultContractionTile(const ContractionLoops &loops);
+
+/// The tiles the rule experts try beside the default (each valid for
+/// `loops`), best guesses first.
+llvm::SmallVector<ContractionTile>
+alternativeContractionTiles(const ContractionLoops &loops);
+
+/// Renders the transform ops that tile op handle `%op<index>` (before
+/// bufferization): blocks, the fused fill, the K loop, padded operand tiles
+/// copied into workgroup memory by every thread with 16-byte vectors, the
+/// threads' register tiles, vectorized. `fillHandle` names the handle of
+/// the output's fill. Leaves `%bforall<index>` as the block forall.
+void renderContractionTiling(llvm::raw_ostream &os, unsigned index,
+                             mlir::linalg::LinalgOp op,
+                             const ContractionLoops &loops,
+                             const ContractionTile &tile,
+                             llvm::StringRef fillHandle);
+
+/// Renders the transform ops that finish the kernel once it is a
+/// gpu.launch (handle `%mapped<index>`) in function `funcHandle`:
+/// contraction lowering to outer products, the multi-stage ring buffer in
+/// workgroup memory, async copy groups and the software pipeline.
+void renderContractionPipeline(llvm::raw_ostream &os, unsigned index,
+                               const ContractionTile &tile,
+                               llvm::StringRef funcHandle);
+
+/// The block dimensions (x, y, z) of the kernel.
+llvm::SmallVector<int64_t, 3> contractionBlockDims(const ContractionTile &tile);
+
+} // namespace kf
+
+#endif // KF_TRANSFORMS_CONTRACTIONSCHEDULE_H

@@ -1,0 +1,434 @@
+//===- ContractionSchedule.cpp - The pipelined GEMM kernel kind -----------===//
+
+#include "kf/Transforms/ContractionSchedule.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/AffineExpr.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InterleavedRange.h"
+
+using namespace mlir;
+
+namespace {
+/// SMs of the H200 (and H100 SXM): the waves the model counts.
+constexpr int64_t kNumSMs = 132;
+/// Static shared memory per block (ptxas refuses more).
+constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
+/// Elements of one 16-byte copy of 4-byte elements.
+constexpr int64_t kCopyVector = 4;
+
+std::string mapping(StringRef kind, char dim) {
+  return llvm::formatv("#gpu.{0}<{1}>", kind, dim).str();
+}
+} // namespace
+
+llvm::json::Value kf::toJSON(const ContractionTile &tile) {
+  return llvm::json::Object{{"bm", tile.blockM},  {"bn", tile.blockN},
+                            {"bk", tile.blockK},  {"tm", tile.threadM},
+                            {"tn", tile.threadN}, {"stages", tile.stages}};
+}
+
+bool kf::fromJSON(const llvm::json::Value &value, ContractionTile &tile,
+                  llvm::json::Path path) {
+  llvm::json::ObjectMapper mapper(value, path);
+  return mapper && mapper.map("bm", tile.blockM) &&
+         mapper.map("bn", tile.blockN) && mapper.map("bk", tile.blockK) &&
+         mapper.map("tm", tile.threadM) && mapper.map("tn", tile.threadN) &&
+         mapper.map("stages", tile.stages);
+}
+
+FailureOr<kf::ContractionLoops> kf::analyzeContraction(linalg::LinalgOp op,
+                                                       std::string *whyNot) {
+  auto refuse = [&](const Twine &reason) -> FailureOr<ContractionLoops> {
+    if (whyNot)
+      *whyNot = reason.str();
+    return failure();
+  };
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+    return refuse("not two inputs and one output");
+  if (!linalg::isaContractionOpInterface(op))
+    return refuse("not a multiply-add contraction");
+  for (Value operand : op->getOperands()) {
+    auto type = dyn_cast<RankedTensorType>(operand.getType());
+    if (!type || !type.getElementType().isF32() || !type.hasStaticShape())
+      return refuse("operands must be statically shaped f32 tensors");
+  }
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->k.size() != 1 || dims->n.size() != 1 ||
+      dims->m.empty())
+    return refuse("needs one K loop, one N loop and at least one M loop");
+  ContractionLoops loops;
+  loops.numLoops = op.getNumLoops();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  loops.kLoop = dims->k.front();
+  loops.nLoop = dims->n.front();
+  // The innermost M loop is the block's M; the others are tiled by 1.
+  loops.mLoop = *llvm::max_element(dims->m);
+  loops.m = ranges[loops.mLoop];
+  loops.n = ranges[loops.nLoop];
+  loops.k = ranges[loops.kLoop];
+  unsigned outerLarger = 0;
+  for (unsigned loop = 0; loop < loops.numLoops; ++loop) {
+    if (loop == loops.mLoop || loop == loops.nLoop || loop == loops.kLoop)
+      continue;
+    loops.outerLoops.push_back(loop);
+    loops.outerSizes.push_back(ranges[loop]);
+    if (ranges[loop] > 1)
+      ++outerLarger;
+  }
+  if (outerLarger > 1)
+    return refuse("more than one batch loop larger than 1 (the grid's z "
+                  "dimension takes one)");
+  // The output must be zeroed by a fill the contraction alone uses: the
+  // kernel fuses it into its accumulators.
+  OpOperand *init = op.getDpsInitOperand(0);
+  auto fill = init->get().getDefiningOp<linalg::FillOp>();
+  if (!fill || !fill->hasOneUse())
+    return refuse("the output is not initialised by a linalg.fill that only "
+                  "this op uses");
+  AffineMap outMap = op.getMatchingIndexingMap(init);
+  std::optional<unsigned> outM =
+      outMap.getResultPosition(getAffineDimExpr(loops.mLoop, op.getContext()));
+  std::optional<unsigned> outN =
+      outMap.getResultPosition(getAffineDimExpr(loops.nLoop, op.getContext()));
+  if (!outM || !outN)
+    return refuse("the output is not indexed by the M and N loops directly");
+  loops.outputMDim = *outM;
+  loops.outputNDim = *outN;
+  for (auto [index, contiguous] : llvm::enumerate(std::array<unsigned *, 2>{
+           &loops.aContiguousLoop, &loops.bContiguousLoop})) {
+    AffineMap map = op.getMatchingIndexingMap(op.getDpsInputOperand(index));
+    auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+    if (!last || !map.isProjectedPermutation())
+      return refuse("operands must be indexed by plain loops");
+    *contiguous = last.getPosition();
+  }
+  return loops;
+}
+
+std::optional<std::string>
+kf::checkContractionTile(const ContractionLoops &loops,
+                         const ContractionTile &tile) {
+  auto say = [](const Twine &text) { return std::optional(text.str()); };
+  if (tile.blockM <= 0 || tile.blockN <= 0 || tile.blockK <= 0 ||
+      tile.threadM <= 0 || tile.threadN <= 0 || tile.stages < 2)
+    return say("tiles must be positive and stages at least 2");
+  if (loops.m % tile.blockM || loops.n % tile.blockN || loops.k % tile.blockK)
+    return say(llvm::formatv("the block tile {0}x{1}x{2} does not divide the "
+                             "contraction {3}x{4}x{5} (M x N x K)",
+                             tile.blockM, tile.blockN, tile.blockK, loops.m,
+                             loops.n, loops.k));
+  if (tile.blockM % tile.threadM || tile.blockN % tile.threadN)
+    return say("the thread tile must divide the block tile");
+  int64_t threads = tile.numThreads();
+  if (threads < 32 || threads > 1024)
+    return say(
+        llvm::formatv("{0} threads per block (32 to 1024 allowed)", threads));
+  if (loops.k / tile.blockK < tile.stages)
+    return say(llvm::formatv("{0} K steps are fewer than the {1} stages",
+                             loops.k / tile.blockK, tile.stages));
+  if (tile.sharedBytes() > kMaxStaticSharedBytes)
+    return say(llvm::formatv("the stages need {0} bytes of shared memory; at "
+                             "most {1} can be declared statically",
+                             tile.sharedBytes(), kMaxStaticSharedBytes));
+  // Every thread copies whole 16-byte vectors of each operand tile.
+  int64_t aElements = tile.blockM * tile.blockK;
+  int64_t bElements = tile.blockK * tile.blockN;
+  if (aElements % (threads * kCopyVector) ||
+      bElements % (threads * kCopyVector))
+    return say(llvm::formatv(
+        "each operand tile ({0} and {1} elements) must split into 16-byte "
+        "copies over the {2} threads",
+        aElements, bElements, threads));
+  int64_t aInner =
+      loops.aContiguousLoop == loops.kLoop ? tile.blockK : tile.blockM;
+  int64_t bInner =
+      loops.bContiguousLoop == loops.kLoop ? tile.blockK : tile.blockN;
+  if (aInner % kCopyVector || bInner % kCopyVector)
+    return say("the contiguous side of each operand tile must be a multiple "
+               "of 4 elements (16-byte copies)");
+  return std::nullopt;
+}
+
+std::optional<kf::ContractionTile>
+kf::defaultContractionTile(const ContractionLoops &loops) {
+  SmallVector<ContractionTile> tiles = alternativeContractionTiles(loops);
+  if (tiles.empty())
+    return std::nullopt;
+  return tiles.front();
+}
+
+SmallVector<kf::ContractionTile>
+kf::alternativeContractionTiles(const ContractionLoops &loops) {
+  int64_t batches = 1;
+  for (int64_t size : loops.outerSizes)
+    batches *= size;
+  struct Scored {
+    ContractionTile tile;
+    double score;
+  };
+  SmallVector<Scored> scored;
+  for (auto [bm, bn] : {std::pair<int64_t, int64_t>{128, 128},
+                        {128, 64},
+                        {64, 128},
+                        {64, 64}}) {
+    for (int64_t bk : {16, 8}) {
+      ContractionTile tile;
+      tile.blockM = bm;
+      tile.blockN = bn;
+      tile.blockK = bk;
+      // 16 x 16 threads: 8 x 8 outputs each on 128 x 128.
+      tile.threadM = bm / 16;
+      tile.threadN = bn / 16;
+      // As many stages as fit, up to 4.
+      tile.stages = 4;
+      while (tile.stages > 2 && (tile.sharedBytes() > kMaxStaticSharedBytes ||
+                                 loops.k / bk < tile.stages))
+        --tile.stages;
+      if (checkContractionTile(loops, tile))
+        continue;
+      // The model: work per block is fixed by the tile; a grid that leaves
+      // SMs idle in its last wave wastes that fraction. Larger tiles
+      // re-read operands less (intensity ~ bm*bn/(bm+bn)); a K step of 16
+      // halves the barriers per FMA.
+      int64_t blocks = batches * (loops.m / bm) * (loops.n / bn);
+      int64_t waves = (blocks + kNumSMs - 1) / kNumSMs;
+      double efficiency = double(blocks) / double(waves * kNumSMs);
+      double intensity = double(bm * bn) / double(bm + bn) / 64.0;
+      double score = efficiency * (0.5 + 0.5 * intensity) *
+                     (bk == 16 ? 1.0 : 0.93) * (tile.stages >= 3 ? 1.0 : 0.85);
+      scored.push_back({tile, score});
+    }
+  }
+  std::stable_sort(
+      scored.begin(), scored.end(),
+      [](const Scored &a, const Scored &b) { return a.score > b.score; });
+  SmallVector<ContractionTile> tiles;
+  for (const Scored &entry : scored)
+    tiles.push_back(entry.tile);
+  return tiles;
+}
+
+SmallVector<int64_t, 3> kf::contractionBlockDims(const ContractionTile &tile) {
+  return {tile.blockN / tile.threadN, tile.blockM / tile.threadM, 1};
+}
+
+namespace {
+/// The per-thread vector shape of the copy of an operand tile of `shape`
+/// (the contiguous dimension last) distributed by
+/// transform.structured.gpu.map_copy_to_threads over `threads` threads with
+/// 16-byte copies: threads go to the contiguous dimension first (4 elements
+/// each), the rest to the next dimensions outwards.
+SmallVector<int64_t> copyVectorShape(ArrayRef<int64_t> shape, int64_t threads) {
+  SmallVector<int64_t> perThread(shape.begin(), shape.end());
+  int64_t left = threads;
+  for (int dim = shape.size() - 1; dim >= 0 && left > 1; --dim) {
+    int64_t units =
+        dim + 1 == (int)shape.size() ? shape[dim] / kCopyVector : shape[dim];
+    int64_t here = std::min(units, left);
+    perThread[dim] =
+        (units / here) * (dim + 1 == (int)shape.size() ? kCopyVector : 1);
+    left /= here;
+  }
+  return perThread;
+}
+
+/// The tile of operand `index` of the contraction as the block copies it.
+SmallVector<int64_t> operandTile(linalg::LinalgOp op, unsigned index,
+                                 const kf::ContractionLoops &loops,
+                                 const kf::ContractionTile &tile) {
+  AffineMap map = op.getMatchingIndexingMap(op.getDpsInputOperand(index));
+  SmallVector<int64_t> shape;
+  for (AffineExpr result : map.getResults()) {
+    unsigned loop = cast<AffineDimExpr>(result).getPosition();
+    if (loop == loops.mLoop)
+      shape.push_back(tile.blockM);
+    else if (loop == loops.nLoop)
+      shape.push_back(tile.blockN);
+    else if (loop == loops.kLoop)
+      shape.push_back(tile.blockK);
+    else
+      shape.push_back(1);
+  }
+  return shape;
+}
+} // namespace
+
+void kf::renderContractionTiling(llvm::raw_ostream &os, unsigned index,
+                                 linalg::LinalgOp op,
+                                 const ContractionLoops &loops,
+                                 const ContractionTile &tile,
+                                 StringRef fillHandle) {
+  // Loops are mapped N -> x, M -> y, the larger outer loop -> z; tile sizes
+  // and mapping entries follow the loop order.
+  SmallVector<int64_t> blockTile(loops.numLoops, 0),
+      threadTile(loops.numLoops, 0);
+  SmallVector<int64_t> kTile(loops.numLoops, 0);
+  SmallVector<std::string> blockMapping, threadMapping;
+  for (unsigned loop = 0; loop < loops.numLoops; ++loop) {
+    if (loop == loops.mLoop) {
+      blockTile[loop] = tile.blockM;
+      threadTile[loop] = tile.threadM;
+      blockMapping.push_back(mapping("block", 'y'));
+      threadMapping.push_back(mapping("thread", 'y'));
+    } else if (loop == loops.nLoop) {
+      blockTile[loop] = tile.blockN;
+      threadTile[loop] = tile.threadN;
+      blockMapping.push_back(mapping("block", 'x'));
+      threadMapping.push_back(mapping("thread", 'x'));
+    } else if (loop == loops.kLoop) {
+      kTile[loop] = tile.blockK;
+    } else {
+      auto it = llvm::find(loops.outerLoops, loop);
+      int64_t size = loops.outerSizes[it - loops.outerLoops.begin()];
+      if (size > 1) {
+        blockTile[loop] = 1;
+        blockMapping.push_back(mapping("block", 'z'));
+      }
+    }
+  }
+  // The fill is tiled like the output (its dimensions are the output's):
+  // each thread zeroes its own register tile.
+  SmallVector<int64_t> fillTile;
+  SmallVector<std::string> fillMapping;
+  unsigned rank =
+      cast<ShapedType>(op.getDpsInitOperand(0)->get().getType()).getRank();
+  fillTile.assign(rank, 0);
+  fillTile[loops.outputMDim] = tile.threadM;
+  fillTile[loops.outputNDim] = tile.threadN;
+  for (unsigned dim = 0; dim < rank; ++dim)
+    if (dim == loops.outputMDim)
+      fillMapping.push_back(mapping("thread", 'y'));
+    else if (dim == loops.outputNDim)
+      fillMapping.push_back(mapping("thread", 'x'));
+
+  int64_t threads = tile.numThreads();
+  std::string i = std::to_string(index);
+  os << "    %block" << i << ", %bforall" << i
+     << " = transform.structured.tile_using_forall %op" << i << " tile_sizes ["
+     << llvm::interleaved(blockTile) << "] (mapping = ["
+     << llvm::interleaved(blockMapping)
+     << "]) : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n";
+  os << "    %gfill" << i << ", %gbforall" << i
+     << " = transform.structured.fuse_into_containing_op " << fillHandle
+     << " into %bforall" << i
+     << " : (!transform.any_op, !transform.any_op) -> (!transform.any_op, "
+        "!transform.any_op)\n";
+  os << "    %gfillt" << i << ", %gfforall" << i
+     << " = transform.structured.tile_using_forall %gfill" << i
+     << " tile_sizes [" << llvm::interleaved(fillTile) << "] (mapping = ["
+     << llvm::interleaved(fillMapping)
+     << "]) : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n";
+  os << "    %gk" << i << ", %gkloop" << i
+     << " = transform.structured.tile_using_for %block" << i << " tile_sizes ["
+     << llvm::interleaved(kTile)
+     << "] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n";
+  // A and B tiles become static-shaped copies (nofold) in workgroup memory;
+  // the output tile is written in place.
+  auto padDims = llvm::to_vector(llvm::seq<int64_t>(0, loops.numLoops));
+  os << "    %gpadded" << i << ", %gpad" << i << ", %gcopy" << i
+     << " = transform.structured.pad %gk" << i
+     << " {padding_values = [0.0 : f32, 0.0 : f32, 0.0 : f32], "
+        "padding_dimensions = ["
+     << llvm::interleaved(padDims)
+     << "], nofold_flags = [1, 1, 0], copy_back_op = \"none\"} : "
+        "(!transform.any_op) -> (!transform.any_op, !transform.any_op, "
+        "!transform.any_op)\n";
+  for (unsigned operand = 0; operand < 2; ++operand) {
+    std::string name = (operand ? "B" : "A") + i;
+    os << "    %gpad" << name << " = transform.get_producer_of_operand %gpadded"
+       << i << "[" << operand
+       << "] : (!transform.any_op) -> !transform.any_op\n";
+    os << "    %gcopyforall" << name << ", %gcopytile" << name
+       << " = transform.structured.gpu.map_copy_to_threads %gpad" << name
+       << " total_num_threads = " << threads
+       << " desired_bit_alignment = 128 : (!transform.any_op) -> "
+          "(!transform.any_op, !transform.any_op)\n";
+    os << "    transform.structured.vectorize %gcopytile" << name
+       << " vector_sizes ["
+       << llvm::interleaved(
+              copyVectorShape(operandTile(op, operand, loops, tile), threads))
+       << "] : !transform.any_op\n";
+    os << "    %gsmem" << name << ", %gsmemops" << name
+       << " = transform.structured.bufferize_to_allocation %gcopyforall" << name
+       << " {memory_space = 3, bufferize_destination_only} : "
+          "!transform.any_op\n";
+  }
+  os << "    %gthread" << i << ", %gtforall" << i
+     << " = transform.structured.tile_using_forall %gpadded" << i
+     << " tile_sizes [" << llvm::interleaved(threadTile) << "] (mapping = ["
+     << llvm::interleaved(threadMapping)
+     << "]) : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n";
+  os << "    transform.structured.vectorize %gthread" << i
+     << " : !transform.any_op\n";
+  os << "    transform.structured.vectorize %gfillt" << i
+     << " : !transform.any_op\n";
+  os << "    transform.apply_patterns to %gtforall" << i << " {\n"
+     << "      transform.apply_patterns.vector.reduction_to_contract\n"
+     << "      transform.apply_patterns.vector.transfer_permutation_patterns\n"
+     << "    } : !transform.any_op\n";
+}
+
+void kf::renderContractionPipeline(llvm::raw_ostream &os, unsigned index,
+                                   const ContractionTile &tile,
+                                   StringRef funcHandle) {
+  std::string i = std::to_string(index);
+  // Hoisting consumes the function and so every handle inside it: the
+  // launch is found again by a mark.
+  os << "    transform.annotate %mapped" << i << " \"kf.gemm_kernel" << i
+     << "\" : !transform.any_op\n";
+  os << "    transform.apply_patterns to %mapped" << i << " {\n"
+     << "      transform.apply_patterns.gpu.eliminate_barriers\n"
+     << "    } : !transform.any_op\n"
+     << "    transform.apply_patterns to %mapped" << i << " {\n"
+     << "      transform.apply_patterns.canonicalization\n"
+     << "      transform.apply_patterns.memref.fold_memref_alias_ops\n"
+     << "    } {apply_cse} : !transform.any_op\n"
+     << "    %ghoisted" << i
+     << " = transform.structured.hoist_redundant_vector_transfers "
+     << funcHandle << " : (!transform.any_op) -> !transform.any_op\n"
+     << "    %glaunch" << i
+     << " = transform.structured.match attributes{kf.gemm_kernel" << i
+     << "} in %ghoisted" << i << " : (!transform.any_op) -> !transform.any_op\n"
+     << "    transform.apply_patterns to %glaunch" << i << " {\n"
+     << "      transform.apply_patterns.vector.lower_contraction "
+        "lowering_strategy = \"outerproduct\"\n"
+     << "      transform.apply_patterns.vector.lower_outerproduct\n"
+     << "      transform.apply_patterns.vector.transfer_permutation_patterns\n"
+     << "      transform.apply_patterns.vector.lower_transfer "
+        "max_transfer_rank = 1\n"
+     << "      transform.apply_patterns.canonicalization\n"
+     << "    } {apply_cse} : !transform.any_op\n";
+  // The ring buffer: each workgroup buffer gets `stages` slots.
+  os << "    %gallocs" << i
+     << " = transform.structured.match ops{[\"memref.alloc\"]} in %glaunch" << i
+     << " : (!transform.any_op) -> !transform.op<\"memref.alloc\">\n"
+     << "    %gmulti" << i << " = transform.memref.multibuffer %gallocs" << i
+     << " {factor = " << tile.stages
+     << ", skip_analysis} : (!transform.op<\"memref.alloc\">) -> "
+        "!transform.any_op\n"
+     << "    transform.apply_patterns to %glaunch" << i << " {\n"
+     << "      transform.apply_patterns.vector.transfer_to_scf "
+        "max_transfer_rank = 1 full_unroll = true\n"
+     << "    } : !transform.any_op\n"
+     << "    transform.apply_patterns to %glaunch" << i << " {\n"
+     << "      transform.apply_patterns.canonicalization\n"
+     << "      transform.apply_patterns.memref.fold_memref_alias_ops\n"
+     << "    } {apply_cse} : !transform.any_op\n"
+     << "    %gasync" << i << " = transform.nvgpu.create_async_groups %glaunch"
+     << i << " {bypass_l1} : (!transform.any_op) -> !transform.any_op\n"
+     << "    transform.apply_patterns to %gasync" << i << " {\n"
+     << "      transform.apply_patterns.canonicalization\n"
+     << "      transform.apply_patterns.memref.fold_memref_alias_ops\n"
+     << "    } {apply_cse} : !transform.any_op\n"
+     << "    %gkloops" << i
+     << " = transform.structured.match ops{[\"scf.for\"]} in %gasync" << i
+     << " : (!transform.any_op) -> !transform.op<\"scf.for\">\n"
+     << "    %gpipelined" << i
+     << " = transform.nvgpu.pipeline_shared_memory_copies failures(propagate) "
+        "%gkloops"
+     << i << " {depth = " << tile.stages
+     << ", peel_epilogue} : (!transform.op<\"scf.for\">) -> "
+        "!transform.any_op\n";
+}

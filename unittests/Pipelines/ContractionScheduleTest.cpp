@@ -1,0 +1,215 @@
+//===- ContractionScheduleTest.cpp - The pipelined GEMM kernel kind -------===//
+
+#include "kf/Transforms/ContractionSchedule.h"
+#include "kf/Transforms/Schedules.h"
+
+#include "kf/InitAll.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include "gtest/gtest.h"
+
+using namespace mlir;
+
+namespace {
+
+class ContractionScheduleTest : public ::testing::Test {
+protected:
+  ContractionScheduleTest() {
+    DialectRegistry registry;
+    kf::registerAllDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+  }
+
+  /// The last linalg op of `text` (a function), parsed into `module`.
+  linalg::LinalgOp lastOp(const std::string &text) {
+    module = parseSourceString<ModuleOp>(text, &context);
+    EXPECT_TRUE(module);
+    linalg::LinalgOp last;
+    module->walk([&](linalg::LinalgOp op) { last = op; });
+    return last;
+  }
+
+  /// A function computing `body` (which uses %a, %b and %acc, a fill of
+  /// zeros of type `out`).
+  static std::string function(StringRef a, StringRef b, StringRef out,
+                              StringRef body) {
+    return (llvm::Twine("func.func @f(%a: ") + a + ", %b: " + b + ") -> " +
+            out + " {\n  %zero = arith.constant 0.0 : f32\n" +
+            "  %init = tensor.empty() : " + out + "\n" +
+            "  %acc = linalg.fill ins(%zero : f32) outs(%init : " + out +
+            ") -> " + out + "\n  %r = " + body + "\n  return %r : " + out +
+            "\n}\n")
+        .str();
+  }
+
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module;
+};
+
+TEST_F(ContractionScheduleTest, MatmulLoops) {
+  linalg::LinalgOp op = lastOp(function(
+      "tensor<512x256xf32>", "tensor<256x1024xf32>", "tensor<512x1024xf32>",
+      "linalg.matmul ins(%a, %b : tensor<512x256xf32>, tensor<256x1024xf32>) "
+      "outs(%acc : tensor<512x1024xf32>) -> tensor<512x1024xf32>"));
+  FailureOr<kf::ContractionLoops> loops = kf::analyzeContraction(op);
+  ASSERT_TRUE(succeeded(loops));
+  EXPECT_EQ(loops->mLoop, 0u);
+  EXPECT_EQ(loops->nLoop, 1u);
+  EXPECT_EQ(loops->kLoop, 2u);
+  EXPECT_EQ(loops->m, 512);
+  EXPECT_EQ(loops->n, 1024);
+  EXPECT_EQ(loops->k, 256);
+  EXPECT_TRUE(loops->outerLoops.empty());
+  // A is read along K, B along N.
+  EXPECT_EQ(loops->aContiguousLoop, 2u);
+  EXPECT_EQ(loops->bContiguousLoop, 1u);
+}
+
+TEST_F(ContractionScheduleTest, TransposedOperandAndBatch) {
+  linalg::LinalgOp transposed = lastOp(function(
+      "tensor<256x512xf32>", "tensor<1024x256xf32>", "tensor<512x1024xf32>",
+      "linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, "
+      "affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] "
+      "ins(%a, %b : tensor<256x512xf32>, tensor<1024x256xf32>) "
+      "outs(%acc : tensor<512x1024xf32>) -> tensor<512x1024xf32>"));
+  FailureOr<kf::ContractionLoops> loops = kf::analyzeContraction(transposed);
+  ASSERT_TRUE(succeeded(loops));
+  EXPECT_EQ(loops->aContiguousLoop, loops->mLoop);
+  EXPECT_EQ(loops->bContiguousLoop, loops->kLoop);
+
+  linalg::LinalgOp batch = lastOp(function(
+      "tensor<8x128x64xf32>", "tensor<8x64x256xf32>", "tensor<8x128x256xf32>",
+      "linalg.batch_matmul ins(%a, %b : tensor<8x128x64xf32>, "
+      "tensor<8x64x256xf32>) outs(%acc : tensor<8x128x256xf32>) -> "
+      "tensor<8x128x256xf32>"));
+  loops = kf::analyzeContraction(batch);
+  ASSERT_TRUE(succeeded(loops));
+  ASSERT_EQ(loops->outerLoops.size(), 1u);
+  EXPECT_EQ(loops->outerSizes[0], 8);
+  EXPECT_EQ(loops->outputMDim, 1u);
+  EXPECT_EQ(loops->outputNDim, 2u);
+}
+
+TEST_F(ContractionScheduleTest, RefusesWhatTheKernelCannotCompute) {
+  // Two batch loops larger than 1: the grid has one dimension for them.
+  std::string reason;
+  linalg::LinalgOp twoBatches = lastOp(
+      "func.func @f(%a: tensor<4x8x64x32xf32>, %b: tensor<32x128xf32>) -> "
+      "tensor<4x8x64x128xf32> {\n"
+      "  %zero = arith.constant 0.0 : f32\n"
+      "  %init = tensor.empty() : tensor<4x8x64x128xf32>\n"
+      "  %acc = linalg.fill ins(%zero : f32) outs(%init : "
+      "tensor<4x8x64x128xf32>) -> tensor<4x8x64x128xf32>\n"
+      "  %r = linalg.generic {indexing_maps = [affine_map<(i, j, k, l, m) -> "
+      "(i, j, k, m)>, affine_map<(i, j, k, l, m) -> (m, l)>, "
+      "affine_map<(i, j, k, l, m) -> (i, j, k, l)>], iterator_types = "
+      "[\"parallel\", \"parallel\", \"parallel\", \"parallel\", "
+      "\"reduction\"]} ins(%a, %b : tensor<4x8x64x32xf32>, "
+      "tensor<32x128xf32>) outs(%acc : tensor<4x8x64x128xf32>) {\n"
+      "  ^bb0(%x: f32, %y: f32, %z: f32):\n"
+      "    %p = arith.mulf %x, %y : f32\n"
+      "    %s = arith.addf %z, %p : f32\n"
+      "    linalg.yield %s : f32\n"
+      "  } -> tensor<4x8x64x128xf32>\n"
+      "  return %r : tensor<4x8x64x128xf32>\n}\n");
+  EXPECT_TRUE(failed(kf::analyzeContraction(twoBatches, &reason)));
+  EXPECT_NE(reason.find("batch loop"), std::string::npos) << reason;
+
+  // An output that is not zeroed by a fill (it accumulates into an input).
+  linalg::LinalgOp noFill =
+      lastOp("func.func @f(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %c: "
+             "tensor<64x64xf32>) -> tensor<64x64xf32> {\n"
+             "  %r = linalg.matmul ins(%a, %b : tensor<64x64xf32>, "
+             "tensor<64x64xf32>) outs(%c : tensor<64x64xf32>) -> "
+             "tensor<64x64xf32>\n  return %r : tensor<64x64xf32>\n}\n");
+  EXPECT_TRUE(failed(kf::analyzeContraction(noFill, &reason)));
+  EXPECT_NE(reason.find("linalg.fill"), std::string::npos) << reason;
+}
+
+TEST_F(ContractionScheduleTest, TileChecks) {
+  kf::ContractionLoops loops;
+  loops.m = loops.n = 4096;
+  loops.k = 4096;
+  kf::ContractionTile tile{128, 128, 16, 8, 8, 3};
+  EXPECT_FALSE(kf::checkContractionTile(loops, tile).has_value());
+  EXPECT_EQ(tile.numThreads(), 256);
+  EXPECT_EQ(tile.sharedBytes(), 48 * 1024);
+
+  kf::ContractionTile tooDeep = tile;
+  tooDeep.stages = 4; // 64 KB: more than static shared memory holds
+  ASSERT_TRUE(kf::checkContractionTile(loops, tooDeep).has_value());
+  EXPECT_NE(kf::checkContractionTile(loops, tooDeep)->find("shared memory"),
+            std::string::npos);
+
+  kf::ContractionLoops odd = loops;
+  odd.n = 4095;
+  ASSERT_TRUE(kf::checkContractionTile(odd, tile).has_value());
+  EXPECT_NE(kf::checkContractionTile(odd, tile)->find("does not divide"),
+            std::string::npos);
+
+  kf::ContractionLoops shortK = loops;
+  shortK.k = 32; // two K steps of 16 cannot fill 3 stages
+  EXPECT_TRUE(kf::checkContractionTile(shortK, tile).has_value());
+}
+
+TEST_F(ContractionScheduleTest, ModelFillsTheSMs) {
+  kf::ContractionLoops square;
+  square.m = square.n = square.k = 4096;
+  std::optional<kf::ContractionTile> tile = kf::defaultContractionTile(square);
+  ASSERT_TRUE(tile);
+  EXPECT_EQ(tile->blockM, 128);
+  EXPECT_EQ(tile->blockN, 128);
+  EXPECT_EQ(tile->blockK, 16);
+  EXPECT_EQ(tile->stages, 3);
+
+  // A 256x256 output in 128x128 tiles is 4 blocks for 132 SMs: the model
+  // takes the smallest tiles instead.
+  kf::ContractionLoops small;
+  small.m = small.n = 256;
+  small.k = 524288;
+  tile = kf::defaultContractionTile(small);
+  ASSERT_TRUE(tile);
+  EXPECT_EQ(tile->blockM * tile->blockN, 64 * 64);
+
+  // K = 32: a K step of 8 keeps 3 stages.
+  kf::ContractionLoops skinny;
+  skinny.m = skinny.n = 32768;
+  skinny.k = 32;
+  tile = kf::defaultContractionTile(skinny);
+  ASSERT_TRUE(tile);
+  EXPECT_FALSE(kf::checkContractionTile(skinny, *tile).has_value());
+
+  // Every alternative is valid, and none repeats.
+  llvm::SmallVector<kf::ContractionTile> tiles =
+      kf::alternativeContractionTiles(square);
+  EXPECT_GE(tiles.size(), 3u);
+  for (auto [i, a] : llvm::enumerate(tiles)) {
+    EXPECT_FALSE(kf::checkContractionTile(square, a).has_value());
+    for (const kf::ContractionTile &b : llvm::drop_begin(tiles, i + 1))
+      EXPECT_FALSE(a == b);
+  }
+
+  // Nothing divides a prime.
+  kf::ContractionLoops prime;
+  prime.m = prime.n = prime.k = 4099;
+  EXPECT_FALSE(kf::defaultContractionTile(prime).has_value());
+}
+
+TEST_F(ContractionScheduleTest, ScheduleJSONKeepsTheTile) {
+  kf::Schedule schedule;
+  schedule.ops.resize(2);
+  schedule.ops[1].contraction = {128, 64, 8, 8, 4, 4};
+  llvm::json::Value value = kf::toJSON(schedule);
+  kf::Schedule copy;
+  llvm::json::Path::Root root;
+  ASSERT_TRUE(kf::fromJSON(value, copy, root));
+  EXPECT_FALSE(copy.ops[0].contraction.isSet());
+  EXPECT_TRUE(copy.ops[1].contraction == schedule.ops[1].contraction);
+}
+
+} // namespace
