@@ -790,6 +790,38 @@ compileSource(MLIRContext &context, SourceMgr &sourceMgr,
     stage = kf::CompileStage::Schedule;
     return failure();
   }
+  // A schedule given as a genome (the JSON the experience library keeps,
+  // docs/search.md) is rendered for the problem first.
+  if (source.kind == CandidateSource::Kind::Schedule &&
+      StringRef(source.path).ends_with(".json")) {
+    stage = kf::CompileStage::Schedule;
+    Expected<json::Value> value = json::parse(file->getBuffer());
+    kf::Schedule genome;
+    json::Path::Root root("genome");
+    if (!value) {
+      emitError(UnknownLoc::get(&context))
+          << source.path << ": not JSON: " << toString(value.takeError());
+      return failure();
+    }
+    if (!kf::fromJSON(*value, genome, root)) {
+      std::string message;
+      raw_string_ostream os(message);
+      root.printErrorContext(*value, os);
+      emitError(UnknownLoc::get(&context))
+          << source.path << ": not a schedule genome: "
+          << toString(root.getError()) << "\n"
+          << message;
+      return failure();
+    }
+    if (problem.selfReferenced())
+      return compileText(context, problem, kf::CandidateKind::Schedule, "",
+                         source.path, stage, rejections);
+    FailureOr<std::string> text = kf::renderSchedule(problem.reference, genome);
+    if (failed(text))
+      return failure();
+    return compileText(context, problem, kf::CandidateKind::Schedule, *text,
+                       source.path, stage, rejections);
+  }
   return compileText(context, problem,
                      source.kind == CandidateSource::Kind::Schedule
                          ? kf::CandidateKind::Schedule
