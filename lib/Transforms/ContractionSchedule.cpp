@@ -96,13 +96,23 @@ FailureOr<kf::ContractionLoops> kf::analyzeContraction(linalg::LinalgOp op,
     return refuse("the output is not indexed by the M and N loops directly");
   loops.outputMDim = *outM;
   loops.outputNDim = *outN;
-  for (auto [index, contiguous] : llvm::enumerate(std::array<unsigned *, 2>{
-           &loops.aContiguousLoop, &loops.bContiguousLoop})) {
-    AffineMap map = op.getMatchingIndexingMap(op.getDpsInputOperand(index));
-    auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
-    if (!last || !map.isProjectedPermutation())
+  for (unsigned index = 0; index < 2; ++index) {
+    OpOperand *operand = op.getDpsInputOperand(index);
+    AffineMap map = op.getMatchingIndexingMap(operand);
+    if (map.getNumResults() == 0 || !map.isProjectedPermutation())
       return refuse("operands must be indexed by plain loops");
-    *contiguous = last.getPosition();
+    auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+    if (!last)
+      return refuse("operands must be indexed by plain loops");
+    unsigned contiguous = last.getPosition();
+    if (contiguous != loops.mLoop && contiguous != loops.nLoop &&
+        contiguous != loops.kLoop)
+      return refuse("an operand's contiguous dimension is a batch loop; the "
+                    "kernel copies operand tiles along M, N or K");
+    int64_t rowLength =
+        cast<ShapedType>(operand->get().getType()).getShape().back();
+    (index == 0 ? loops.aContiguousLoop : loops.bContiguousLoop) = contiguous;
+    (index == 0 ? loops.aRowLength : loops.bRowLength) = rowLength;
   }
   return loops;
 }
@@ -141,13 +151,21 @@ kf::checkContractionTile(const ContractionLoops &loops,
         "each operand tile ({0} and {1} elements) must split into 16-byte "
         "copies over the {2} threads",
         aElements, bElements, threads));
-  int64_t aInner =
-      loops.aContiguousLoop == loops.kLoop ? tile.blockK : tile.blockM;
-  int64_t bInner =
-      loops.bContiguousLoop == loops.kLoop ? tile.blockK : tile.blockN;
-  if (aInner % kCopyVector || bInner % kCopyVector)
+  auto tileOf = [&](unsigned loop) {
+    return loop == loops.mLoop   ? tile.blockM
+           : loop == loops.nLoop ? tile.blockN
+           : loop == loops.kLoop ? tile.blockK
+                                 : 1;
+  };
+  if (tileOf(loops.aContiguousLoop) % kCopyVector ||
+      tileOf(loops.bContiguousLoop) % kCopyVector)
     return say("the contiguous side of each operand tile must be a multiple "
                "of 4 elements (16-byte copies)");
+  if (loops.aRowLength % kCopyVector || loops.bRowLength % kCopyVector)
+    return say(llvm::formatv("operand rows of {0} and {1} elements do not "
+                             "all start 16-byte aligned (16-byte copies need "
+                             "multiples of 4)",
+                             loops.aRowLength, loops.bRowLength));
   return std::nullopt;
 }
 
@@ -226,7 +244,8 @@ SmallVector<int64_t> copyVectorShape(ArrayRef<int64_t> shape, int64_t threads) {
   for (int dim = shape.size() - 1; dim >= 0 && left > 1; --dim) {
     int64_t units =
         dim + 1 == (int)shape.size() ? shape[dim] / kCopyVector : shape[dim];
-    int64_t here = std::min(units, left);
+    // checkContractionTile guarantees whole vectors; never divide by 0.
+    int64_t here = std::max<int64_t>(1, std::min(units, left));
     perThread[dim] =
         (units / here) * (dim + 1 == (int)shape.size() ? kCopyVector : 1);
     left /= here;

@@ -131,10 +131,25 @@ TEST_F(ContractionScheduleTest, RefusesWhatTheKernelCannotCompute) {
   EXPECT_NE(reason.find("linalg.fill"), std::string::npos) << reason;
 }
 
-TEST_F(ContractionScheduleTest, TileChecks) {
+/// Loops of a plain M x N x K matmul.
+kf::ContractionLoops matmulLoops(int64_t m, int64_t n, int64_t k) {
   kf::ContractionLoops loops;
-  loops.m = loops.n = 4096;
-  loops.k = 4096;
+  loops.numLoops = 3;
+  loops.mLoop = 0;
+  loops.nLoop = 1;
+  loops.kLoop = 2;
+  loops.m = m;
+  loops.n = n;
+  loops.k = k;
+  loops.aContiguousLoop = 2;
+  loops.bContiguousLoop = 1;
+  loops.aRowLength = k;
+  loops.bRowLength = n;
+  return loops;
+}
+
+TEST_F(ContractionScheduleTest, TileChecks) {
+  kf::ContractionLoops loops = matmulLoops(4096, 4096, 4096);
   kf::ContractionTile tile{128, 128, 16, 8, 8, 3};
   EXPECT_FALSE(kf::checkContractionTile(loops, tile).has_value());
   EXPECT_EQ(tile.numThreads(), 256);
@@ -155,11 +170,17 @@ TEST_F(ContractionScheduleTest, TileChecks) {
   kf::ContractionLoops shortK = loops;
   shortK.k = 32; // two K steps of 16 cannot fill 3 stages
   EXPECT_TRUE(kf::checkContractionTile(shortK, tile).has_value());
+
+  // Rows of 4098 floats: every other row starts 8 bytes off 16.
+  kf::ContractionLoops misaligned = loops;
+  misaligned.aRowLength = 4098;
+  ASSERT_TRUE(kf::checkContractionTile(misaligned, tile).has_value());
+  EXPECT_NE(kf::checkContractionTile(misaligned, tile)->find("aligned"),
+            std::string::npos);
 }
 
 TEST_F(ContractionScheduleTest, ModelFillsTheSMs) {
-  kf::ContractionLoops square;
-  square.m = square.n = square.k = 4096;
+  kf::ContractionLoops square = matmulLoops(4096, 4096, 4096);
   std::optional<kf::ContractionTile> tile = kf::defaultContractionTile(square);
   ASSERT_TRUE(tile);
   EXPECT_EQ(tile->blockM, 128);
@@ -169,17 +190,13 @@ TEST_F(ContractionScheduleTest, ModelFillsTheSMs) {
 
   // A 256x256 output in 128x128 tiles is 4 blocks for 132 SMs: the model
   // takes the smallest tiles instead.
-  kf::ContractionLoops small;
-  small.m = small.n = 256;
-  small.k = 524288;
+  kf::ContractionLoops small = matmulLoops(256, 256, 524288);
   tile = kf::defaultContractionTile(small);
   ASSERT_TRUE(tile);
   EXPECT_EQ(tile->blockM * tile->blockN, 64 * 64);
 
   // K = 32: a K step of 8 keeps 3 stages.
-  kf::ContractionLoops skinny;
-  skinny.m = skinny.n = 32768;
-  skinny.k = 32;
+  kf::ContractionLoops skinny = matmulLoops(32768, 32768, 32);
   tile = kf::defaultContractionTile(skinny);
   ASSERT_TRUE(tile);
   EXPECT_FALSE(kf::checkContractionTile(skinny, *tile).has_value());
@@ -195,8 +212,7 @@ TEST_F(ContractionScheduleTest, ModelFillsTheSMs) {
   }
 
   // Nothing divides a prime.
-  kf::ContractionLoops prime;
-  prime.m = prime.n = prime.k = 4099;
+  kf::ContractionLoops prime = matmulLoops(4099, 4099, 4099);
   EXPECT_FALSE(kf::defaultContractionTile(prime).has_value());
 }
 

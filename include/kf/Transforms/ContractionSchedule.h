@@ -75,6 +75,9 @@ struct ContractionLoops {
   /// The contiguous (innermost) loop of each operand: the copy of its tile
   /// into shared memory runs 16-byte vectors along it.
   unsigned aContiguousLoop = 0, bContiguousLoop = 0;
+  /// The extent of each operand's innermost dimension in memory (its row
+  /// length): 16-byte copies need rows that start 16-byte aligned.
+  int64_t aRowLength = 0, bRowLength = 0;
 };
 
 /// Whether `op` is a contraction the GEMM kernel can compute: two f32
