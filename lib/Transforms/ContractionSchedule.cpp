@@ -228,6 +228,22 @@ kf::alternativeContractionTiles(const ContractionLoops &loops) {
   return tiles;
 }
 
+int64_t kf::splitKFactor(const ContractionLoops &loops,
+                         const ContractionTile &tile) {
+  int64_t blocks = (loops.m / tile.blockM) * (loops.n / tile.blockN);
+  for (int64_t size : loops.outerSizes)
+    blocks *= size;
+  if (blocks >= kNumSMs || !loops.outerLoops.empty())
+    return 0;
+  // Two waves of blocks, each part keeping at least 512 of K (32 steps of
+  // 16: enough for the pipeline to reach its steady state).
+  int64_t factor = 1;
+  while (blocks * factor < 2 * kNumSMs && loops.k % (factor * 2) == 0 &&
+         loops.k / (factor * 2) >= 512)
+    factor *= 2;
+  return factor > 1 ? factor : 0;
+}
+
 SmallVector<int64_t, 3> kf::contractionBlockDims(const ContractionTile &tile) {
   return {tile.blockN / tile.threadN, tile.blockM / tile.threadM, 1};
 }

@@ -37,6 +37,9 @@ struct ScheduledOp {
   unsigned numLoops = 0;
   /// Rank of the op's first output (where a split inserts its dimension).
   int64_t outputRank = 0;
+  /// Whether the GEMM kernel can compute the op (kf::analyzeContraction);
+  /// kept here because a split erases the op that was analyzed.
+  bool contraction = false;
 };
 
 FailureOr<SmallVector<ScheduledOp>> collectOps(func::FuncOp reference) {
@@ -65,6 +68,7 @@ FailureOr<SmallVector<ScheduledOp>> collectOps(func::FuncOp reference) {
       info.parallelLoops.push_back(index);
       info.parallelSizes.push_back(ranges[index]);
     }
+    info.contraction = succeeded(kf::analyzeContraction(op));
     ops.push_back(std::move(info));
     return WalkResult::advance();
   });
@@ -200,6 +204,20 @@ void renderStructure(llvm::raw_ostream &os, const kf::Schedule &schedule,
   for (auto [index, factor] : llvm::enumerate(schedule.splitFactors)) {
     if (factor <= 0)
       continue;
+    // A contraction is split over K (split-K): the parts are the partial
+    // op's outermost loop and the partial sums' outermost dimension, so
+    // that each part is a batch of the GEMM kernel with contiguous operand
+    // rows.
+    if (splittable[index].contraction) {
+      os << llvm::formatv(
+          "    %s{0}_init, %s{0}_fill, %s{0}_partial, %s{0}_combine = "
+          "transform.structured.split_reduction %s{0} {{ split_factor = {1}, "
+          "insert_split_dimension = 0 } : (!transform.any_op) -> "
+          "(!transform.any_op, !transform.any_op, !transform.any_op, "
+          "!transform.any_op)\n",
+          index, factor);
+      continue;
+    }
     // The partial results get the split as their innermost dimension, and
     // the split loop is innermost too (inner_parallel): consecutive threads
     // then read consecutive elements.
@@ -233,7 +251,7 @@ FailureOr<AppliedStructure> applyStructure(func::FuncOp reference,
     llvm::raw_string_ostream os(text);
     os << "module attributes {transform.with_named_sequence} {\n"
        << "  transform.named_sequence @__transform_main("
-          "%root: !transform.any_op {transform.consumed}) {\n";
+          "%root: !transform.any_op {transform.readonly}) {\n";
     renderStructure(os, schedule, splits, applied.splittable.size(),
                     applied.splittable);
     os << "    transform.yield\n  }\n}\n";
@@ -338,12 +356,28 @@ FailureOr<kf::Schedule> kf::buildDefaultSchedule(func::FuncOp reference,
     return reference.emitError()
            << "the reference has no linalg operation to schedule";
   Schedule schedule;
+  bool anySplit = false;
   for (ScheduledOp &info : *ops) {
     FailureOr<OpSchedule> op = defaultOpSchedule(info, kind);
     if (failed(op))
       return failure();
+    // A GEMM kernel whose blocks leave SMs idle splits its K loop.
+    int64_t split = 0;
+    if (op->contraction.isSet())
+      split = kf::splitKFactor(
+          *kf::analyzeContraction(linalg::LinalgOp(info.op)), op->contraction);
+    schedule.splitFactors.push_back(split);
+    anySplit |= split > 0;
     schedule.ops.push_back(std::move(*op));
   }
+  if (!anySplit) {
+    schedule.splitFactors.clear();
+    return schedule;
+  }
+  FailureOr<Restructured> split = restructure(reference, schedule);
+  if (failed(split))
+    return failure();
+  schedule.ops = split->defaults;
   return schedule;
 }
 

@@ -99,6 +99,14 @@ std::optional<std::string> checkContractionTile(const ContractionLoops &loops,
 std::optional<ContractionTile>
 defaultContractionTile(const ContractionLoops &loops);
 
+/// How many ways to split the K loop of `loops` (split-K) so that blocks of
+/// `tile` fill the SMs: each part becomes a batch of the same GEMM kernel
+/// writing its partial sums, and a small kernel adds them up (in a fixed
+/// order: the result does not depend on scheduling). 0 when the output
+/// alone gives every SM a block, or when K is too short to split.
+int64_t splitKFactor(const ContractionLoops &loops,
+                     const ContractionTile &tile);
+
 /// The tiles the rule experts try beside the default (each valid for
 /// `loops`), best guesses first.
 llvm::SmallVector<ContractionTile>
