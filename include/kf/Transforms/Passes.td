@@ -369,4 +369,34 @@ def KFCheckHostCode : Pass<"kf-check-host-code", "mlir::ModuleOp"> {
   }];
 }
 
+def KFCheckTarget : Pass<"kf-check-target", "mlir::ModuleOp"> {
+  let summary = "Refuse, with located errors, what the NVPTX target cannot compile";
+  let description = [{
+    LLVM's NVPTX backend ends the whole process, without a location, when
+    asked for a PTX version older than the chip ("PTX version 6.0 does not
+    support target 'sm_90'"), when an instruction does not exist on the
+    chip ("Cannot select: intrinsic %llvm.nvvm.wmma..." on sm_61), and, after
+    a mere warning, on chips it does not know. kf-lower-to-ptx runs this
+    pass first. It checks
+    - the chip against the processors of the backend's subtarget table
+      (read through LLVM's target registry), and the PTX version against
+      the versions the backend emits and the chip's minimum;
+    - the same for every #nvvm.target a gpu.module already carries;
+    - every operation against the chips it will be compiled for: wmma
+      (`gpu.subgroup_mma_*`, `nvvm.wmma.*`) from sm_70, ldmatrix from
+      sm_75, `cp.async` (`nvgpu.device_async_*`, `nvvm.cp.async.*`),
+      mbarriers and `mma.sync` from sm_80, thread block clusters (launches
+      with clusters, `gpu.cluster_*`, `nvvm.cluster.*`, `mapa`) and
+      `cp.async.bulk` / TMA from sm_90, wgmma on sm_90a only.
+    Each refusal is an error at the operation (or, for an option, at the
+    module).
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
+           "The chip kf-lower-to-ptx compiles for">,
+    Option<"ptxVersion", "ptx-version", "unsigned", /*default=*/"0",
+           "PTX ISA version times ten; 0: the chip's default (not checked)">,
+  ];
+}
+
 #endif // KF_TRANSFORMS_PASSES_TD
