@@ -138,11 +138,12 @@ void kf::buildDeviceLoweringPipeline(OpPassManager &pm,
 
 void kf::buildSerializePipeline(OpPassManager &pm,
                                 const LowerToPTXOptions &options) {
-  GpuModuleToBinaryPassOptions binary;
-  binary.compilationTarget = options.format;
+  // gpu-module-to-binary, with backend fatal errors turned into errors.
+  KFSerializeKernelsOptions binary;
+  binary.format = options.format;
   binary.toolkitPath = options.cudaPath.empty() ? findCUDAToolkit()
                                                 : std::string(options.cudaPath);
-  pm.addPass(createGpuModuleToBinaryPass(binary));
+  pm.addPass(kf::createKFSerializeKernels(binary));
 }
 
 void kf::registerKFPipelines() {

@@ -399,4 +399,25 @@ def KFCheckTarget : Pass<"kf-check-target", "mlir::ModuleOp"> {
   ];
 }
 
+def KFSerializeKernels : Pass<"kf-serialize-kernels", "mlir::ModuleOp"> {
+  let summary = "gpu-module-to-binary, with backend crashes turned into errors";
+  let description = [{
+    Runs upstream's gpu-module-to-binary. The NVPTX backend reports what it
+    cannot compile with report_fatal_error, which ends the process: kf-opt
+    or kf-evolve would die with the candidate. This pass runs the
+    serialization under an LLVM fatal-error handler and a crash recovery
+    context (on a thread with a large stack), so that a backend failure
+    becomes a located error on the module: that candidate fails to compile,
+    the tool goes on. kf-check-target refuses the known causes earlier, with
+    better messages; this is the safety net for the rest.
+  }];
+  let options = [
+    Option<"format", "format", "std::string", /*default=*/"\"isa\"",
+           "isa (PTX), bin (cubin) or fatbin, as gpu-module-to-binary">,
+    Option<"toolkitPath", "toolkit", "std::string", /*default=*/"\"\"",
+           "CUDA toolkit path (libdevice, ptxas)">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 #endif // KF_TRANSFORMS_PASSES_TD
