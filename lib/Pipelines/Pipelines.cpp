@@ -128,6 +128,7 @@ void kf::buildDeviceLoweringPipeline(OpPassManager &pm,
   ConvertGpuOpsToNVVMOpsOptions toNVVM;
   toNVVM.useBarePtrCallConv = barePointers;
   gpuPM.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
+  gpuPM.addPass(kf::createKFExternDynamicSharedMemory());
   gpuPM.addPass(createCanonicalizerPass());
   gpuPM.addPass(createCSEPass());
   gpuPM.addPass(createReconcileUnrealizedCastsPass());

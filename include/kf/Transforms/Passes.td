@@ -399,6 +399,23 @@ def KFCheckTarget : Pass<"kf-check-target", "mlir::ModuleOp"> {
   ];
 }
 
+def KFExternDynamicSharedMemory
+    : Pass<"kf-extern-dynamic-shared-memory", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Make the dynamic shared memory global an external declaration";
+  let description = [{
+    convert-gpu-to-nvvm lowers `gpu.dynamic_shared_memory` to an
+    `llvm.mlir.global internal` zero-length array in address space 3. LLVM
+    22's NVPTX backend emits an internal global as static storage: a
+    1-byte `.shared .align 16 .b8 __dynamic_shmem__0;` that the kernel's
+    static shared buffers follow, so the dynamic memory overlaps them.
+    Dynamic shared memory in PTX is an external array without a size,
+    `.extern .shared .align 16 .b8 NAME[];`, placed after all static
+    buffers by the driver. This pass gives every zero-length array global
+    in address space 3 external linkage (llvm-project PR 161940 made the
+    same change for flang's CUDA lowering). Runs after convert-gpu-to-nvvm.
+  }];
+}
+
 def KFSerializeKernels : Pass<"kf-serialize-kernels", "mlir::ModuleOp"> {
   let summary = "gpu-module-to-binary, with backend crashes turned into errors";
   let description = [{
