@@ -24,6 +24,7 @@ config.substitutions.append(("%examples", os.path.join(config.kf_src_root, "exam
 config.substitutions.append(("%bench", os.path.join(config.kf_src_root, "bench")))
 
 llvm_config.use_default_substitutions()
+
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 # kf-evolve runs without --db never touch the user's experience library.
 config.environment["KF_EXPERIENCE_DB"] = os.path.join(
@@ -35,6 +36,8 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 # The kf-evolve binary itself, for scripts that wrap it.
 config.substitutions.append(
     ("%kf_evolve_path", os.path.join(config.kf_tools_dir, "kf-evolve")))
+config.substitutions.append(
+    ("%kf_opt_path", os.path.join(config.kf_tools_dir, "kf-opt")))
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 # FileCheck variables do not leak across CHECK-LABEL blocks.
