@@ -45,6 +45,9 @@ run eval-small-relu eval "$small/relu.mlir" --trials 2 --runs 5
 run eval-small-relu-cubin eval "$small/relu.mlir" --trials 2 --runs 5 --format=bin
 run eval-small-softmax-zeros eval "$small/softmax.mlir" --kernel "$here/test-inputs/softmax-zeros.mlir"
 
+echo "== 100 KB of dynamic shared memory beside a static buffer (opt-in above 48 KB, .extern .shared)"
+run dynamic-shared-relu eval "$small/relu.mlir" --kernel "$candidates/relu_dynamic_shared.mlir" --trials 2 --runs 5
+
 quick="--trials 2 --runs 10 --min-runs 5 --time-budget-ms 500"
 echo "== the degenerate-problem check rejects problems a trivial kernel passes"
 run degenerate-relu eval "$here/test-inputs/degenerate-relu.mlir" --trials 3 --runs 5 --min-runs 3 --time-reference=false

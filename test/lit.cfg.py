@@ -24,6 +24,15 @@ config.substitutions.append(("%examples", os.path.join(config.kf_src_root, "exam
 config.substitutions.append(("%bench", os.path.join(config.kf_src_root, "bench")))
 
 llvm_config.use_default_substitutions()
+
+# A sanitizer build (-DKF_SANITIZE=...): a finding fails the test with the
+# report on stderr. LLVM and MLIR keep some allocations until exit on
+# purpose (ManagedStatic, the driver's never-deleted state), so leaks are
+# not reported.
+if getattr(config, "kf_sanitize", ""):
+    config.available_features.add("sanitizer")
+    config.environment["ASAN_OPTIONS"] = "detect_leaks=0:abort_on_error=0"
+    config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 # kf-evolve runs without --db never touch the user's experience library.
 config.environment["KF_EXPERIENCE_DB"] = os.path.join(
@@ -35,6 +44,8 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 # The kf-evolve binary itself, for scripts that wrap it.
 config.substitutions.append(
     ("%kf_evolve_path", os.path.join(config.kf_tools_dir, "kf-evolve")))
+config.substitutions.append(
+    ("%kf_opt_path", os.path.join(config.kf_tools_dir, "kf-opt")))
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 # FileCheck variables do not leak across CHECK-LABEL blocks.

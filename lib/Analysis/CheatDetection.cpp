@@ -131,10 +131,19 @@ Value traceRoot(Value value) {
   return value;
 }
 
-/// The kernel argument number of a root, if it is one.
+/// The number of arguments of a kernel. A gpu.func's entry block also holds
+/// its workgroup and private attributions after the arguments: those are
+/// block arguments without argument attributes, and kernel-local memory.
+unsigned numKernelArguments(Operation *kernel) {
+  return cast<FunctionOpInterface>(kernel).getNumArguments();
+}
+
+/// The kernel argument number of a root, if it is one (attributions are
+/// not).
 std::optional<unsigned> kernelArgument(Operation *kernel, Value root) {
   auto arg = dyn_cast<BlockArgument>(root);
-  if (!arg || arg.getOwner() != &kernel->getRegion(0).front())
+  if (!arg || arg.getOwner() != &kernel->getRegion(0).front() ||
+      arg.getArgNumber() >= numKernelArguments(kernel))
     return std::nullopt;
   return arg.getArgNumber();
 }
@@ -218,7 +227,7 @@ void CheatDetector::assignRoles() {
         numInputs = reference.getNumArguments();
 
   for (Operation *kernel : KernelAnalysis::findKernels(module)) {
-    unsigned numArgs = kernel->getRegion(0).front().getNumArguments();
+    unsigned numArgs = numKernelArguments(kernel);
     auto &roles = argRoles[kernel];
     roles.assign(numArgs, {Value(), Role::Unknown});
     auto function = cast<FunctionOpInterface>(kernel);

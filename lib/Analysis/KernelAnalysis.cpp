@@ -285,10 +285,13 @@ void classify(MemoryAccess &access) {
 SmallVector<Operation *> KernelAnalysis::findKernels(Operation *root) {
   SmallVector<Operation *> kernels;
   root->walk([&](Operation *op) {
+    // Declarations (no body) are not kernels kf can analyze.
     if (auto func = dyn_cast<gpu::GPUFuncOp>(op)) {
-      if (func.isKernel())
+      if (func.isKernel() && !func.isExternal())
         kernels.push_back(op);
     } else if (auto func = dyn_cast<LLVM::LLVMFuncOp>(op)) {
+      if (func.isExternal())
+        return;
       if (op->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName()) ||
           func.getCConv() == LLVM::CConv::PTX_Kernel)
         kernels.push_back(op);
@@ -305,10 +308,12 @@ KernelAnalysis::KernelAnalysis(Operation *kernel) : kernel(kernel) {
     if (DenseI32ArrayAttr grid = func.getKnownGridSizeAttr())
       gridSize = std::array<int64_t, 3>{grid[0], grid[1], grid[2]};
     for (BlockArgument attribution : func.getWorkgroupAttributions())
-      if (auto type = dyn_cast<MemRefType>(attribution.getType()))
+      if (auto type = dyn_cast<MemRefType>(attribution.getType());
+          type && type.hasStaticShape())
         sharedBytes += type.getNumElements() * typeBytes(type.getElementType());
     for (BlockArgument attribution : func.getPrivateAttributions())
-      if (auto type = dyn_cast<MemRefType>(attribution.getType()))
+      if (auto type = dyn_cast<MemRefType>(attribution.getType());
+          type && type.hasStaticShape())
         localBytes += type.getNumElements() * typeBytes(type.getElementType());
   } else if (auto func = dyn_cast<LLVM::LLVMFuncOp>(kernel)) {
     llvmForm = true;
@@ -376,8 +381,9 @@ void KernelAnalysis::analyzeControl() {
     }
     if (auto alloca = dyn_cast<memref::AllocaOp>(op)) {
       localAllocations.push_back(op);
-      localBytes += alloca.getType().getNumElements() *
-                    typeBytes(alloca.getType().getElementType());
+      if (alloca.getType().hasStaticShape())
+        localBytes += alloca.getType().getNumElements() *
+                      typeBytes(alloca.getType().getElementType());
     } else if (auto alloca = dyn_cast<LLVM::AllocaOp>(op)) {
       localAllocations.push_back(op);
       localBytes += typeBytes(alloca.getElemType()) *

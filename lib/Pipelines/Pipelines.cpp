@@ -1,6 +1,7 @@
 //===- Pipelines.cpp - kf pass pipelines ----------------------------------===//
 
 #include "kf/Pipelines/Pipelines.h"
+#include "kf/Analysis/TargetRequirements.h"
 #include "kf/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
@@ -67,6 +68,8 @@ std::string kf::findCUDAToolkit() {
 void kf::buildLowerToPTXPipeline(OpPassManager &pm,
                                  const LowerToPTXOptions &options,
                                  bool serialize) {
+  // The target options and the ops against the chip, before anything else.
+  pm.addPass(kf::createKFCheckTarget({options.chip, options.ptxVersion}));
   // Host side: outputs become out-parameters (the runtime owns every
   // buffer), self-copies left by bufferization fold away, remaining linalg
   // ops inside launches become loops, and constants move into the launch
@@ -96,7 +99,9 @@ void kf::buildDeviceLoweringPipeline(OpPassManager &pm,
   unsigned ptx = options.ptxVersion ? unsigned(options.ptxVersion)
                                     : minimumPTXVersion(options.chip);
   if (!ptx)
-    ptx = 80;
+    ptx = std::max(60u, kf::backendMinimumPTXVersion(options.chip));
+  // Refusals the NVPTX backend would make by ending the process.
+  pm.addPass(kf::createKFCheckTarget({options.chip, options.ptxVersion}));
   GpuNVVMAttachTargetOptions target;
   target.chip = options.chip;
   target.features = "+ptx" + std::to_string(ptx);
@@ -126,6 +131,7 @@ void kf::buildDeviceLoweringPipeline(OpPassManager &pm,
   ConvertGpuOpsToNVVMOpsOptions toNVVM;
   toNVVM.useBarePtrCallConv = barePointers;
   gpuPM.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
+  gpuPM.addPass(kf::createKFExternDynamicSharedMemory());
   gpuPM.addPass(createCanonicalizerPass());
   gpuPM.addPass(createCSEPass());
   gpuPM.addPass(createReconcileUnrealizedCastsPass());
@@ -136,11 +142,12 @@ void kf::buildDeviceLoweringPipeline(OpPassManager &pm,
 
 void kf::buildSerializePipeline(OpPassManager &pm,
                                 const LowerToPTXOptions &options) {
-  GpuModuleToBinaryPassOptions binary;
-  binary.compilationTarget = options.format;
+  // gpu-module-to-binary, with backend fatal errors turned into errors.
+  KFSerializeKernelsOptions binary;
+  binary.format = options.format;
   binary.toolkitPath = options.cudaPath.empty() ? findCUDAToolkit()
                                                 : std::string(options.cudaPath);
-  pm.addPass(createGpuModuleToBinaryPass(binary));
+  pm.addPass(kf::createKFSerializeKernels(binary));
 }
 
 void kf::registerKFPipelines() {

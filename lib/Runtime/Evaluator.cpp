@@ -495,13 +495,24 @@ LoadedPlan::load(CudaDriver &driver, const LaunchPlan &plan,
                                      "memory; the device allows {3} per block",
                                      role, resources.name, shared,
                                      device.maxSharedMemPerBlockOptin));
-    if (step.dynamicSharedBytes > 48 * 1024) {
-      // Above 48 KB, dynamic shared memory needs an explicit opt-in.
+    // Above 48 KB of shared memory per block (static and dynamic
+    // together), the dynamic part needs an explicit opt-in. The attribute
+    // belongs to the function: only raise it, for a kernel launched by
+    // several steps with different sizes.
+    int optedIn = 0;
+    if (step.dynamicSharedBytes > 0 && shared > 48 * 1024 &&
+        (driver.cuFuncGetAttribute(
+             &optedIn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+             function) != CUDA_SUCCESS ||
+         optedIn < step.dynamicSharedBytes)) {
       if (Error error = driver.check(
               driver.cuFuncSetAttribute(
                   function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                   (int)step.dynamicSharedBytes),
-              "cuFuncSetAttribute(max dynamic shared memory)"))
+              llvm::formatv("cuFuncSetAttribute({0}, max dynamic shared "
+                            "memory {1} bytes)",
+                            resources.name, step.dynamicSharedBytes)
+                  .str()))
         return withStatus(std::move(error), EvalStatus::ResourceLimit);
     }
   }

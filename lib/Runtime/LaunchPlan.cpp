@@ -22,7 +22,11 @@ namespace {
 
 /// Where a host SSA value lives during interpretation.
 struct HostValue {
-  enum class Kind { View, Integer, Float };
+  /// Unpassable: a constant the runtime cannot pass to a kernel (an f16 or
+  /// i128 scalar, a vector or tensor). Harmless until a launch passes it:
+  /// it may only initialize something the runtime never executes, or be
+  /// sunk into a kernel by outlining.
+  enum class Kind { View, Integer, Float, Unpassable };
   Kind kind;
   unsigned buffer = 0;
   int64_t byteOffset = 0;
@@ -70,11 +74,31 @@ private:
 FailureOr<LaunchPlan> PlanBuilder::build() {
   plan.function = function.getSymName().str();
   plan.numArguments = function.getNumArguments();
-  if (function.getNumResults() != 0)
-    return function.emitError()
-           << "the host function still returns " << function.getNumResults()
-           << " values: outputs must be out-parameters (run "
-              "buffer-results-to-out-params, as kf-lower-to-ptx does)";
+  if (function.getNumResults() != 0) {
+    // buffer-results-to-out-params turns memref results into arguments; it
+    // leaves scalars and tensors, so advising it for those would not help.
+    if (llvm::all_of(function.getResultTypes(),
+                     [](Type type) { return isa<MemRefType>(type); }))
+      return function.emitError()
+             << "the host function still returns " << function.getNumResults()
+             << " values: outputs must be out-parameters (run "
+                "buffer-results-to-out-params, as kf-lower-to-ptx does)";
+    Type first = *llvm::find_if(function.getResultTypes(), [](Type type) {
+      return !isa<MemRefType>(type);
+    });
+    InFlightDiagnostic diag =
+        function.emitError()
+        << "the host function returns a value of type " << first
+        << ", which kf's runtime cannot return: host functions return "
+           "nothing, and every output is a buffer among the arguments; "
+           "compute the value in a kernel and store it into a memref argument";
+    if (auto tensor = dyn_cast<RankedTensorType>(first))
+      diag << " of type "
+           << MemRefType::get(tensor.getShape(), tensor.getElementType());
+    else if (first.isIntOrIndexOrFloat())
+      diag << " of type " << MemRefType::get({1}, first);
+    return diag;
+  }
   if (!function.getBody().hasOneBlock())
     return function.emitError()
            << "the host function has control flow; kf executes straight-line "
@@ -198,6 +222,15 @@ LogicalResult PlanBuilder::visitLaunch(gpu::LaunchFuncOp launch) {
       return launch.emitError()
              << "kernel operand " << index
              << " is not a buffer or constant the runtime knows";
+    if (it->second.kind == HostValue::Kind::Unpassable) {
+      InFlightDiagnostic diag =
+          launch.emitError()
+          << "kernel operand " << index << " has type " << operand.getType()
+          << "; the runtime passes buffers, integers of up to 64 bits and "
+             "f32 or f64 scalars to kernels";
+      diag.attachNote(operand.getLoc()) << "the operand is defined here";
+      return diag;
+    }
     PlanArgument arg;
     const HostValue &value = it->second;
     switch (value.kind) {
@@ -223,6 +256,8 @@ LogicalResult PlanBuilder::visitLaunch(gpu::LaunchFuncOp launch) {
       arg.floating = value.floating;
       arg.bitWidth = value.bitWidth;
       break;
+    case HostValue::Kind::Unpassable:
+      llvm_unreachable("refused above");
     }
     step.arguments.push_back(arg);
   }
@@ -245,26 +280,23 @@ LogicalResult PlanBuilder::visit(Operation *op) {
           unsigned width = isa<IndexType>(intAttr.getType())
                                ? 64
                                : intAttr.getType().getIntOrFloatBitWidth();
-          values[constant] = {HostValue::Kind::Integer,          0, 0,
-                              intAttr.getValue().getSExtValue(), 0, width};
-          return success();
+          if (width <= 64) {
+            values[constant] = {HostValue::Kind::Integer,          0, 0,
+                                intAttr.getValue().getSExtValue(), 0, width};
+            return success();
+          }
         }
         if (auto floatAttr = dyn_cast<FloatAttr>(value)) {
           unsigned width = floatAttr.getType().getIntOrFloatBitWidth();
-          if (width != 32 && width != 64)
-            return constant.emitError()
-                   << "passes a " << width
-                   << "-bit float to a kernel; only f32 and f64 scalars are "
-                      "supported as kernel arguments";
-          values[constant] = {HostValue::Kind::Float,       0,    0, 0,
-                              floatAttr.getValueAsDouble(), width};
-          return success();
+          if (width == 32 || width == 64) {
+            values[constant] = {HostValue::Kind::Float,       0,    0, 0,
+                                floatAttr.getValueAsDouble(), width};
+            return success();
+          }
         }
-        // Tensor or vector constants cannot be kernel arguments; they are
-        // harmless if unused.
-        if (constant->use_empty())
-          return success();
-        return unsupported();
+        // Refused only where a launch passes it (visitLaunch).
+        values[constant] = {HostValue::Kind::Unpassable};
+        return success();
       })
       .Case([&](memref::AllocOp alloc) -> LogicalResult {
         FailureOr<int64_t> bytes = contiguousBytes(alloc.getType());
@@ -347,10 +379,17 @@ LogicalResult PlanBuilder::visit(Operation *op) {
           return launch.emitError()
                  << "is asynchronous; kf runs launches in order on one "
                     "stream";
+        if (launch.hasClusterSize())
+          return launch.emitError() << "uses thread block clusters, which the "
+                                       "runtime does not launch yet";
         for (Value size : {launch.getGridSizeX(), launch.getGridSizeY(),
                            launch.getGridSizeZ(), launch.getBlockSizeX(),
                            launch.getBlockSizeY(), launch.getBlockSizeZ()})
           if (failed(constantIndex(size, launch, "the grid or block size")))
+            return failure();
+        if (Value shared = launch.getDynamicSharedMemorySize())
+          if (failed(constantIndex(shared, launch,
+                                   "the dynamic shared memory size")))
             return failure();
         PlanStep step;
         step.kind = PlanStep::Kind::Launch;

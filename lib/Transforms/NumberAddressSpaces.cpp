@@ -5,7 +5,9 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/AttrTypeSubElements.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinOps.h"
 
 namespace kf {
 #define GEN_PASS_DEF_KFNUMBERADDRESSSPACES
@@ -39,10 +41,30 @@ struct KFNumberAddressSpacesPass
     replacer.addReplacement([&](gpu::AddressSpaceAttr space) -> Attribute {
       return IntegerAttr::get(i64, nvvmAddressSpace(space.getValue()));
     });
+    // gpu.dynamic_shared_memory must keep its #gpu.address_space<workgroup>
+    // result (its verifier insists, and convert-gpu-to-nvvm lowers only that
+    // form): its users get the numbered type through a cast, which
+    // reconcile-unrealized-casts removes once both sides are LLVM types.
+    SmallVector<std::pair<gpu::DynamicSharedMemoryOp, MemRefType>>
+        dynamicShared;
+    getOperation().walk([&](gpu::DynamicSharedMemoryOp op) {
+      dynamicShared.push_back({op, op.getType()});
+    });
     replacer.recursivelyReplaceElementsIn(getOperation(),
                                           /*replaceAttrs=*/true,
                                           /*replaceLocs=*/false,
                                           /*replaceTypes=*/true);
+    for (auto [op, workgroupType] : dynamicShared) {
+      Type numbered = op.getType();
+      if (numbered == workgroupType)
+        continue;
+      op.getResult().setType(workgroupType);
+      OpBuilder builder(op->getContext());
+      builder.setInsertionPointAfter(op);
+      auto cast = UnrealizedConversionCastOp::create(builder, op.getLoc(),
+                                                     numbered, op.getResult());
+      op.getResult().replaceAllUsesExcept(cast.getResult(0), cast);
+    }
   }
 };
 } // namespace

@@ -67,9 +67,15 @@ struct KFWidenAccumulatorsPass
   void runOnOperation() override {
     SmallVector<linalg::GenericOp> candidates;
     getOperation().walk([&](linalg::GenericOp op) {
-      auto type = dyn_cast<RankedTensorType>(
-          op.getResultTypes().empty() ? Type() : op.getResultTypes()[0]);
-      if (type && type.getElementType().isF32() && findCombiner(op))
+      // Only reductions on tensors: one on memrefs (no results) updates its
+      // buffer in place, where an f64 accumulator has no place to live.
+      if (op.getNumResults() != 1)
+        return;
+      auto type = dyn_cast<RankedTensorType>(op.getResultTypes()[0]);
+      // Static shapes only: the conversions build tensor.empty of the
+      // accumulator's shape.
+      if (type && type.hasStaticShape() && type.getElementType().isF32() &&
+          findCombiner(op))
         candidates.push_back(op);
     });
     for (linalg::GenericOp op : candidates)

@@ -369,4 +369,72 @@ def KFCheckHostCode : Pass<"kf-check-host-code", "mlir::ModuleOp"> {
   }];
 }
 
+def KFCheckTarget : Pass<"kf-check-target", "mlir::ModuleOp"> {
+  let summary = "Refuse, with located errors, what the NVPTX target cannot compile";
+  let description = [{
+    LLVM's NVPTX backend ends the whole process, without a location, when
+    asked for a PTX version older than the chip ("PTX version 6.0 does not
+    support target 'sm_90'"), when an instruction does not exist on the
+    chip ("Cannot select: intrinsic %llvm.nvvm.wmma..." on sm_61), and, after
+    a mere warning, on chips it does not know. kf-lower-to-ptx runs this
+    pass first. It checks
+    - the chip against the processors of the backend's subtarget table
+      (read through LLVM's target registry), and the PTX version against
+      the versions the backend emits and the chip's minimum;
+    - the same for every #nvvm.target a gpu.module already carries;
+    - every operation against the chips it will be compiled for: wmma
+      (`gpu.subgroup_mma_*`, `nvvm.wmma.*`) from sm_70, ldmatrix from
+      sm_75, `cp.async` (`nvgpu.device_async_*`, `nvvm.cp.async.*`),
+      mbarriers and `mma.sync` from sm_80, thread block clusters (launches
+      with clusters, `gpu.cluster_*`, `nvvm.cluster.*`, `mapa`) and
+      `cp.async.bulk` / TMA from sm_90, wgmma on sm_90a only.
+    Each refusal is an error at the operation (or, for an option, at the
+    module).
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
+           "The chip kf-lower-to-ptx compiles for">,
+    Option<"ptxVersion", "ptx-version", "unsigned", /*default=*/"0",
+           "PTX ISA version times ten; 0: the chip's default (not checked)">,
+  ];
+}
+
+def KFExternDynamicSharedMemory
+    : Pass<"kf-extern-dynamic-shared-memory", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Make the dynamic shared memory global an external declaration";
+  let description = [{
+    convert-gpu-to-nvvm lowers `gpu.dynamic_shared_memory` to an
+    `llvm.mlir.global internal` zero-length array in address space 3. LLVM
+    22's NVPTX backend emits an internal global as static storage: a
+    1-byte `.shared .align 16 .b8 __dynamic_shmem__0;` that the kernel's
+    static shared buffers follow, so the dynamic memory overlaps them.
+    Dynamic shared memory in PTX is an external array without a size,
+    `.extern .shared .align 16 .b8 NAME[];`, placed after all static
+    buffers by the driver. This pass gives every zero-length array global
+    in address space 3 external linkage (llvm-project PR 161940 made the
+    same change for flang's CUDA lowering). Runs after convert-gpu-to-nvvm.
+  }];
+}
+
+def KFSerializeKernels : Pass<"kf-serialize-kernels", "mlir::ModuleOp"> {
+  let summary = "gpu-module-to-binary, with backend crashes turned into errors";
+  let description = [{
+    Runs upstream's gpu-module-to-binary. The NVPTX backend reports what it
+    cannot compile with report_fatal_error, which ends the process: kf-opt
+    or kf-evolve would die with the candidate. This pass runs the
+    serialization under an LLVM fatal-error handler and a crash recovery
+    context (on a thread with a large stack), so that a backend failure
+    becomes a located error on the module: that candidate fails to compile,
+    the tool goes on. kf-check-target refuses the known causes earlier, with
+    better messages; this is the safety net for the rest.
+  }];
+  let options = [
+    Option<"format", "format", "std::string", /*default=*/"\"isa\"",
+           "isa (PTX), bin (cubin) or fatbin, as gpu-module-to-binary">,
+    Option<"toolkitPath", "toolkit", "std::string", /*default=*/"\"\"",
+           "CUDA toolkit path (libdevice, ptxas)">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 #endif // KF_TRANSFORMS_PASSES_TD
