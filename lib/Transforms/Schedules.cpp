@@ -870,6 +870,11 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
         "%launch{0} block_dims = [{1}] : (!transform.any_op) -> "
         "!transform.any_op\n",
         i, llvm::interleaved(blockDims[i]));
+    // The GEMM kernel's later steps find its launch by this mark.
+    if (gemms[i])
+      os << llvm::formatv("    transform.annotate %mapped{0} \"kf.gemm_kernel{0}\" "
+                          ": !transform.any_op\n",
+                          i);
     // kf-hoist-accumulators keeps a staged op's outputs in registers.
     if (llvm::any_of(stagedOps,
                      [&](const StagedOp &staged) { return staged.index == i; }))
