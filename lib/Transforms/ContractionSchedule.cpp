@@ -424,10 +424,17 @@ void kf::renderContractionPipeline(llvm::raw_ostream &os, unsigned index,
      << "    } {apply_cse} : !transform.any_op\n"
      << "    %ghoisted" << i
      << " = transform.structured.hoist_redundant_vector_transfers "
-     << funcHandle << " : (!transform.any_op) -> !transform.any_op\n"
+     << funcHandle
+     << " : (!transform.any_op) -> !transform.any_op\n"
+     // The fill's zeros and their reload as initial accumulators vanish.
+     << "    %gforwarded" << i
+     << " = transform.apply_registered_pass \"kf-forward-vector-transfers\" "
+        "to %ghoisted"
+     << i << " : (!transform.any_op) -> !transform.any_op\n"
      << "    %glaunch" << i
      << " = transform.structured.match attributes{kf.gemm_kernel" << i
-     << "} in %ghoisted" << i << " : (!transform.any_op) -> !transform.any_op\n"
+     << "} in %gforwarded" << i
+     << " : (!transform.any_op) -> !transform.any_op\n"
      << "    transform.apply_patterns to %glaunch" << i << " {\n"
      << "      transform.apply_patterns.vector.lower_contraction "
         "lowering_strategy = \"outerproduct\"\n"

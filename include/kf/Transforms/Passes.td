@@ -184,6 +184,24 @@ def KFLowerVectorTransfers
                            "::mlir::memref::MemRefDialect"];
 }
 
+def KFForwardVectorTransfers
+    : Pass<"kf-forward-vector-transfers", "mlir::func::FuncOp"> {
+  let summary = "Forward vector stores to the loads that read them back, and drop stores that are overwritten";
+  let description = [{
+    Runs MLIR's transfer-op dataflow optimization
+    (`vector::transferOpflowOpt`) on the function: a `vector.transfer_read`
+    of exactly what a dominating `vector.transfer_write` to the same memref
+    wrote, with no possibly aliasing write between them, takes the written
+    vector instead, and a write overwritten before anything reads it is
+    removed. Upstream exposes it only as a test pass
+    (`-test-vector-transferop-opt`), so kf wraps it. The GEMM kernel's
+    schedule applies it after the accumulators are hoisted: the zeros its
+    fused fill wrote to the output, and their reload as the accumulators'
+    initial value, disappear, so the output is written once.
+  }];
+  let dependentDialects = ["::mlir::vector::VectorDialect"];
+}
+
 def KFFuseElementwise : Pass<"kf-fuse-elementwise", "mlir::func::FuncOp"> {
   let summary = "Fuse elementwise producers into all their consumers (recomputing them)";
   let description = [{
