@@ -87,7 +87,7 @@ void kf::buildLowerToPTXPipeline(OpPassManager &pm,
   funcPM.addPass(createConvertLinalgToLoopsPass());
   funcPM.addPass(kf::createKFSinkIntoLaunches());
   pm.addPass(kf::createKFCheckHostCode());
-  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(kf::createKFOutlineKernels());
   pm.addPass(kf::createKFMergeKernelModules());
 
   buildDeviceLoweringPipeline(pm, options, /*barePointers=*/true, serialize);

@@ -23,9 +23,12 @@ std::string mapping(StringRef kind, char dim) {
 } // namespace
 
 llvm::json::Value kf::toJSON(const ContractionTile &tile) {
-  return llvm::json::Object{{"bm", tile.blockM},  {"bn", tile.blockN},
+  llvm::json::Object object{{"bm", tile.blockM},  {"bn", tile.blockN},
                             {"bk", tile.blockK},  {"tm", tile.threadM},
                             {"tn", tile.threadN}, {"stages", tile.stages}};
+  if (tile.minBlocksPerSM > 0)
+    object["min_blocks"] = tile.minBlocksPerSM;
+  return object;
 }
 
 bool kf::fromJSON(const llvm::json::Value &value, ContractionTile &tile,
@@ -34,7 +37,8 @@ bool kf::fromJSON(const llvm::json::Value &value, ContractionTile &tile,
   return mapper && mapper.map("bm", tile.blockM) &&
          mapper.map("bn", tile.blockN) && mapper.map("bk", tile.blockK) &&
          mapper.map("tm", tile.threadM) && mapper.map("tn", tile.threadN) &&
-         mapper.map("stages", tile.stages);
+         mapper.map("stages", tile.stages) &&
+         mapper.mapOptional("min_blocks", tile.minBlocksPerSM);
 }
 
 FailureOr<kf::ContractionLoops> kf::analyzeContraction(linalg::LinalgOp op,
@@ -138,6 +142,12 @@ kf::checkContractionTile(const ContractionLoops &loops,
   if (loops.k / tile.blockK < tile.stages)
     return say(llvm::formatv("{0} K steps are fewer than the {1} stages",
                              loops.k / tile.blockK, tile.stages));
+  if (tile.minBlocksPerSM < 0 || tile.minBlocksPerSM > 4 ||
+      tile.minBlocksPerSM * threads > 2048 ||
+      tile.minBlocksPerSM * tile.sharedBytes() > 227 * 1024)
+    return say(llvm::formatv("{0} blocks of {1} threads and {2} bytes of "
+                             "shared memory do not fit on one SM",
+                             tile.minBlocksPerSM, threads, tile.sharedBytes()));
   if (tile.sharedBytes() > kMaxStaticSharedBytes)
     return say(llvm::formatv("the stages need {0} bytes of shared memory; at "
                              "most {1} can be declared statically",
@@ -475,6 +485,13 @@ void kf::renderContractionPipeline(llvm::raw_ostream &os, unsigned index,
      << i << " {depth = " << tile.stages
      << ", peel_epilogue} : (!transform.op<\"scf.for\">) -> "
         "!transform.any_op\n";
+  if (tile.minBlocksPerSM > 0)
+    os << "    %gattrs" << i
+       << " = transform.param.constant {nvvm.minctasm = " << tile.minBlocksPerSM
+       << " : i32} -> !transform.any_param\n"
+       << "    transform.annotate %gasync" << i
+       << " \"kf.kernel_attrs\" = %gattrs" << i
+       << " : !transform.any_op, !transform.any_param\n";
   // The transfers left (the output tile's stores, the shared-memory reads)
   // become plain vector loads and stores, which kf-annotate-vector-alignment
   // can prove 16-byte aligned: 128-bit stores instead of 32-bit ones.

@@ -219,7 +219,7 @@ TEST_F(ContractionScheduleTest, ModelFillsTheSMs) {
 TEST_F(ContractionScheduleTest, ScheduleJSONKeepsTheTile) {
   kf::Schedule schedule;
   schedule.ops.resize(2);
-  schedule.ops[1].contraction = {128, 64, 8, 8, 4, 4};
+  schedule.ops[1].contraction = {128, 64, 8, 8, 4, 4, 2};
   llvm::json::Value value = kf::toJSON(schedule);
   kf::Schedule copy;
   llvm::json::Path::Root root;

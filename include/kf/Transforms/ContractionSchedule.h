@@ -41,6 +41,9 @@ struct ContractionTile {
   /// Shared-memory stages of the cp.async pipeline (the ring buffer's
   /// depth); 2 is double buffering.
   int64_t stages = 3;
+  /// When > 0, the kernel asks ptxas to fit this many blocks on an SM
+  /// (`.minnctapersm`): registers are capped at 64K / (threads x blocks).
+  int64_t minBlocksPerSM = 0;
 
   bool isSet() const { return blockM > 0; }
   int64_t numThreads() const { return (blockM / threadM) * (blockN / threadN); }
@@ -51,11 +54,12 @@ struct ContractionTile {
   bool operator==(const ContractionTile &other) const {
     return blockM == other.blockM && blockN == other.blockN &&
            blockK == other.blockK && threadM == other.threadM &&
-           threadN == other.threadN && stages == other.stages;
+           threadN == other.threadN && stages == other.stages &&
+           minBlocksPerSM == other.minBlocksPerSM;
   }
 };
 
-/// {"bm", "bn", "bk", "tm", "tn", "stages"}.
+/// {"bm", "bn", "bk", "tm", "tn", "stages", "min_blocks" (optional, 0)}.
 llvm::json::Value toJSON(const ContractionTile &tile);
 bool fromJSON(const llvm::json::Value &value, ContractionTile &tile,
               llvm::json::Path path);

@@ -294,6 +294,21 @@ def KFWidenAccumulators : Pass<"kf-widen-accumulators", "mlir::func::FuncOp"> {
   ];
 }
 
+def KFOutlineKernels : Pass<"kf-outline-kernels", "mlir::ModuleOp"> {
+  let summary = "Outline gpu.launch bodies into kernels, keeping the attributes a schedule gave each launch";
+  let description = [{
+    Runs upstream's `gpu-kernel-outlining`, which drops every attribute of
+    a `gpu.launch`. A schedule that wants a kernel attribute (for example
+    `nvvm.minctasm`, PTX's `.minnctapersm`, which caps the registers so
+    that that many blocks fit on an SM) puts it in a dictionary attribute
+    `kf.kernel_attrs` on the launch; this pass copies each entry onto the
+    outlined `gpu.func`. Outlining replaces each launch in place by a
+    `gpu.launch_func`, so launches and launch_funcs correspond in walk
+    order.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 def KFMergeKernelModules : Pass<"kf-merge-kernel-modules", "mlir::ModuleOp"> {
   let summary = "Put every outlined kernel into one gpu.module";
   let description = [{
