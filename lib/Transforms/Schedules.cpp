@@ -16,6 +16,7 @@
 #include "llvm/Support/InterleavedRange.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <memory>
 #include <mutex>
 
 using namespace mlir;
@@ -37,9 +38,11 @@ struct ScheduledOp {
   unsigned numLoops = 0;
   /// Rank of the op's first output (where a split inserts its dimension).
   int64_t outputRank = 0;
-  /// Whether the GEMM kernel can compute the op (kf::analyzeContraction);
-  /// kept here because a split erases the op that was analyzed.
-  bool contraction = false;
+  /// The op's loops when the GEMM kernel can compute it
+  /// (kf::analyzeContraction); kept here because a split erases the op
+  /// that was analyzed.
+  /// (Shared: ScheduledOp stays small enough for SmallVector.)
+  std::shared_ptr<const kf::ContractionLoops> contraction;
 };
 
 FailureOr<SmallVector<ScheduledOp>> collectOps(func::FuncOp reference) {
@@ -68,7 +71,9 @@ FailureOr<SmallVector<ScheduledOp>> collectOps(func::FuncOp reference) {
       info.parallelLoops.push_back(index);
       info.parallelSizes.push_back(ranges[index]);
     }
-    info.contraction = succeeded(kf::analyzeContraction(op));
+    if (FailureOr<kf::ContractionLoops> loops = kf::analyzeContraction(op);
+        succeeded(loops))
+      info.contraction = std::make_shared<kf::ContractionLoops>(*loops);
     ops.push_back(std::move(info));
     return WalkResult::advance();
   });
@@ -146,12 +151,10 @@ defaultOpSchedule(const ScheduledOp &info,
   // analytic model's tile.
   if (kind == kf::DefaultSchedule::Naive)
     return opSchedule;
-  FailureOr<kf::ContractionLoops> loops =
-      kf::analyzeContraction(linalg::LinalgOp(info.op));
-  if (succeeded(loops))
+  if (info.contraction)
     if (std::optional<kf::ContractionTile> tile =
-            kf::defaultContractionTile(*loops))
-      setContractionTile(opSchedule, info, *loops, *tile);
+            kf::defaultContractionTile(*info.contraction))
+      setContractionTile(opSchedule, info, *info.contraction, *tile);
   return opSchedule;
 }
 
@@ -308,15 +311,11 @@ FailureOr<AppliedStructure> applyStructure(func::FuncOp reference,
 SmallVector<kf::OpShape> shapesOf(ArrayRef<ScheduledOp> ops) {
   SmallVector<kf::OpShape> shapes;
   for (const ScheduledOp &info : ops) {
-    kf::OpShape shape{
+    // Not info.op: after a split it may be erased.
+    shapes.push_back(kf::OpShape{
         info.parallelSizes, info.innerReductionSize,
         static_cast<unsigned>(info.numLoops - info.parallelLoops.size()),
-        std::nullopt};
-    FailureOr<kf::ContractionLoops> loops =
-        kf::analyzeContraction(linalg::LinalgOp(info.op));
-    if (succeeded(loops))
-      shape.contraction = *loops;
-    shapes.push_back(std::move(shape));
+        info.contraction ? std::optional(*info.contraction) : std::nullopt});
   }
   return shapes;
 }
