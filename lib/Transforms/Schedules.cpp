@@ -211,7 +211,10 @@ void renderStructure(llvm::raw_ostream &os, const kf::Schedule &schedule,
     // op's outermost loop and the partial sums' outermost dimension, so
     // that each part is a batch of the GEMM kernel with contiguous operand
     // rows.
-    if (splittable[index].contraction) {
+    // Only where the GEMM kernel can take the parts (a matrix-vector
+    // product is a contraction no GEMM tile fits: its split stays inner).
+    if (splittable[index].contraction &&
+        kf::defaultContractionTile(*splittable[index].contraction)) {
       os << llvm::formatv(
           "    %s{0}_init, %s{0}_fill, %s{0}_partial, %s{0}_combine = "
           "transform.structured.split_reduction %s{0} {{ split_factor = {1}, "
