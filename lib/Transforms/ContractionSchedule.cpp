@@ -415,6 +415,19 @@ void kf::renderContractionTiling(llvm::raw_ostream &os, unsigned index,
      << "    } : !transform.any_op\n";
 }
 
+namespace {
+/// Canonicalization with memref alias folding and CSE on `handle`: the
+/// clean-up between the pipeline's steps.
+std::string canonicalizeAndFold(StringRef handle) {
+  return ("    transform.apply_patterns to " + handle +
+          " {\n"
+          "      transform.apply_patterns.canonicalization\n"
+          "      transform.apply_patterns.memref.fold_memref_alias_ops\n"
+          "    } {apply_cse} : !transform.any_op\n")
+      .str();
+}
+} // namespace
+
 void kf::renderContractionPipeline(llvm::raw_ostream &os, unsigned index,
                                    const ContractionTile &tile,
                                    StringRef funcHandle) {
@@ -428,11 +441,7 @@ void kf::renderContractionPipeline(llvm::raw_ostream &os, unsigned index,
   os << "    transform.apply_patterns to %gpre" << i << " {\n"
      << "      transform.apply_patterns.gpu.eliminate_barriers\n"
      << "    } : !transform.any_op\n"
-     << "    transform.apply_patterns to %gpre" << i << " {\n"
-     << "      transform.apply_patterns.canonicalization\n"
-     << "      transform.apply_patterns.memref.fold_memref_alias_ops\n"
-     << "    } {apply_cse} : !transform.any_op\n"
-     << "    %ghoisted" << i
+     << canonicalizeAndFold("%gpre" + i) << "    %ghoisted" << i
      << " = transform.structured.hoist_redundant_vector_transfers "
      << funcHandle
      << " : (!transform.any_op) -> !transform.any_op\n"
@@ -466,17 +475,10 @@ void kf::renderContractionPipeline(llvm::raw_ostream &os, unsigned index,
      << "      transform.apply_patterns.vector.transfer_to_scf "
         "max_transfer_rank = 1 full_unroll = true\n"
      << "    } : !transform.any_op\n"
-     << "    transform.apply_patterns to %glaunch" << i << " {\n"
-     << "      transform.apply_patterns.canonicalization\n"
-     << "      transform.apply_patterns.memref.fold_memref_alias_ops\n"
-     << "    } {apply_cse} : !transform.any_op\n"
-     << "    %gasync" << i << " = transform.nvgpu.create_async_groups %glaunch"
-     << i << " {bypass_l1} : (!transform.any_op) -> !transform.any_op\n"
-     << "    transform.apply_patterns to %gasync" << i << " {\n"
-     << "      transform.apply_patterns.canonicalization\n"
-     << "      transform.apply_patterns.memref.fold_memref_alias_ops\n"
-     << "    } {apply_cse} : !transform.any_op\n"
-     << "    %gkloops" << i
+     << canonicalizeAndFold("%glaunch" + i) << "    %gasync" << i
+     << " = transform.nvgpu.create_async_groups %glaunch" << i
+     << " {bypass_l1} : (!transform.any_op) -> !transform.any_op\n"
+     << canonicalizeAndFold("%gasync" + i) << "    %gkloops" << i
      << " = transform.structured.match ops{[\"scf.for\"]} in %gasync" << i
      << " : (!transform.any_op) -> !transform.op<\"scf.for\">\n"
      << "    %gpipelined" << i

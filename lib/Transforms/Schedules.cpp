@@ -366,8 +366,7 @@ FailureOr<kf::Schedule> kf::buildDefaultSchedule(func::FuncOp reference,
     // A GEMM kernel whose blocks leave SMs idle splits its K loop.
     int64_t split = 0;
     if (op->contraction.isSet())
-      split = kf::splitKFactor(
-          *kf::analyzeContraction(linalg::LinalgOp(info.op)), op->contraction);
+      split = kf::splitKFactor(*info.contraction, op->contraction);
     schedule.splitFactors.push_back(split);
     anySplit |= split > 0;
     schedule.ops.push_back(std::move(*op));
@@ -596,6 +595,8 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
   // into them (which get no kernel of their own).
   SmallVector<std::optional<kf::ContractionLoops>> gemms(numOps);
   SmallVector<bool> fusedFills(numOps, false);
+  // Per GEMM op: the index of the fill fused into it.
+  SmallVector<unsigned> gemmFills(numOps, 0);
   for (auto [index, info, opSchedule] : llvm::enumerate(*ops, schedule.ops)) {
     if (!opSchedule.contraction.isSet())
       continue;
@@ -615,7 +616,8 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
       return op.emitError() << "the fill of a GEMM kernel's output is not "
                                "among the scheduled ops";
     gemms[index] = *loops;
-    fusedFills[fillIt - ops->begin()] = true;
+    gemmFills[index] = fillIt - ops->begin();
+    fusedFills[gemmFills[index]] = true;
   }
 
   // Per op with a kernel: its block dims, and how many foralls it leaves
@@ -628,15 +630,9 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
     if (fusedFills[index])
       continue;
     if (gemms[index]) {
-      unsigned fillIndex = 0;
-      Operation *fill =
-          linalg::LinalgOp(info.op).getDpsInitOperand(0)->get().getDefiningOp();
-      for (auto [other, otherInfo] : llvm::enumerate(*ops))
-        if (otherInfo.op == fill)
-          fillIndex = other;
       renderContractionTiling(os, index, info.op, *gemms[index],
                               opSchedule.contraction,
-                              "%op" + std::to_string(fillIndex));
+                              "%op" + std::to_string(gemmFills[index]));
       blockDims[index] = contractionBlockDims(opSchedule.contraction);
       // The fill's threads, A's and B's copies, the compute threads.
       foralls[index] = 5;
