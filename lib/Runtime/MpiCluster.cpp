@@ -1,8 +1,12 @@
 //===- MpiCluster.cpp - Evaluating ranks of an MPI job --------------------===//
 
 #include "kf/Runtime/MpiCluster.h"
+#include "kf/Runtime/WorkChannel.h"
+
+#include "llvm/ADT/STLExtras.h"
 
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <mpi.h>
@@ -18,16 +22,18 @@
 #include <thread>
 
 using Clock = std::chrono::steady_clock;
+using kf::ChannelConnection;
+using kf::ChannelMessage;
 
 namespace {
 
-enum Tag : int {
+enum Tag : uint8_t {
   kRequest = 1,
   kReply = 2,
   kHeartbeat = 3,
   kStop = 4,
   kStopped = 5,
-  // On MPI_COMM_WORLD, between the groups' driving ranks at the end.
+  // Between the groups' driving ranks at the end.
   kDriverDone = 6,
   kVerdict = 7,
   // An evaluating rank's first words when it serves: what it evaluates
@@ -35,28 +41,12 @@ enum Tag : int {
   kHello = 8
 };
 
-/// How often an evaluating rank says it is alive: often while it has room
-/// for more work (rank 0 sends work only to a rank it has just heard from),
-/// less often while it is full.
-constexpr std::chrono::milliseconds kReadyInterval{50};
-constexpr std::chrono::milliseconds kHeartbeatInterval{500};
-/// Rank 0 sends to a rank only this soon after hearing from it. Open MPI
-/// 4.1 (without ULFM) has no defined behavior for a send to a process that
-/// died, and its TCP transport can spin forever inside the next MPI call
-/// when a send meets the closed socket; a rank heard from this recently is
-/// almost surely alive.
-constexpr std::chrono::milliseconds kFresh = 3 * kReadyInterval;
-
-/// Receives the message `status` announced (already probed) on `comm`.
-std::string receive(MPI_Comm comm, const MPI_Status &probed) {
-  int count = 0;
-  MPI_Get_count(&probed, MPI_CHAR, &count);
-  std::string buffer(std::max(count, 0), '\0');
-  MPI_Status status;
-  MPI_Recv(buffer.data(), count, MPI_CHAR, probed.MPI_SOURCE, probed.MPI_TAG,
-           comm, &status);
-  return buffer;
-}
+/// How often an evaluating rank says it is alive (rank 0 takes a rank
+/// silent for --mpi-silence for dead; at least a second).
+constexpr std::chrono::milliseconds kHeartbeatInterval{250};
+/// How long a rank tries each of its rank 0's addresses (connect, then the
+/// welcome).
+constexpr std::chrono::milliseconds kJoinPerAddress{5000};
 
 int64_t nanoseconds(Clock::time_point time) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -76,10 +66,24 @@ std::pair<uint64_t, llvm::StringRef> splitId(llvm::StringRef message) {
   return {id, text};
 }
 
+/// `text` on `comm`'s rank 0, on every rank of `comm` (collective).
+std::string broadcast(const std::string &text, MPI_Comm comm) {
+  int size = (int)text.size();
+  MPI_Bcast(&size, 1, MPI_INT, 0, comm);
+  std::string received = text;
+  received.resize(size);
+  MPI_Bcast(received.data(), size, MPI_CHAR, 0, comm);
+  return received;
+}
+
+std::string evaluatorRole(int rank) { return "rank " + std::to_string(rank); }
+std::string driverRole(int group) { return "group " + std::to_string(group); }
+
 } // namespace
 
 /// Rank 0's side: the requests of every dispatch in progress, the ranks
-/// holding them, and every MPI call (one thread at a time, under `mutex`).
+/// holding them and their connections (one thread at a time, under
+/// `mutex`). On an evaluating rank, only `link` and the stall watch.
 struct kf::MpiCluster::Dispatcher {
   /// One dispatch call's replies, and how many are still to come.
   struct Batch {
@@ -91,20 +95,11 @@ struct kf::MpiCluster::Dispatcher {
     Batch *batch;
     size_t index;
   };
-  /// A request sent to a rank: its message lives until the send completes.
-  struct Sent {
-    std::string message;
-    MPI_Request send = MPI_REQUEST_NULL;
-  };
 
   Dispatcher(int numRanks, Limits limits)
-      : numRanks(numRanks), limits(limits), dead(numRanks, false),
-        excluded(numRanks, false), held(numRanks), lastHeard(numRanks),
-        wantedSince(numRanks), hellos(numRanks) {}
-
-  bool fresh(int rank, Clock::time_point now) const {
-    return now - lastHeard[rank] <= kFresh;
-  }
+      : numRanks(numRanks), limits(limits), links(numRanks),
+        dead(numRanks, false), excluded(numRanks, false), held(numRanks),
+        lastHeard(numRanks), wantedSince(numRanks), hellos(numRanks) {}
 
   unsigned live() const { return numRanks - 1 - numDead; }
   /// Live ranks that may be sent work.
@@ -113,6 +108,14 @@ struct kf::MpiCluster::Dispatcher {
     for (int rank = 1; rank < numRanks; ++rank)
       count += !dead[rank] && !excluded[rank];
     return count;
+  }
+
+  std::vector<ChannelConnection *> openLinks() const {
+    std::vector<ChannelConnection *> open;
+    for (const auto &link : links)
+      if (link && !link->closed())
+        open.push_back(link.get());
+    return open;
   }
 
   /// Once every live rank has said what it evaluates with: the job's
@@ -160,70 +163,77 @@ struct kf::MpiCluster::Dispatcher {
   }
 
   /// `rank` is dead: what it held goes back to the front of the queue, in
-  /// the order it was sent.
+  /// the order it was sent. Its connection stays open (a rank taken for
+  /// dead that was only slow is told to stop at the release, and its late
+  /// words are ignored).
   void bury(int rank) {
+    if (dead[rank])
+      return;
     dead[rank] = true;
     ++numDead;
-    for (auto it = held[rank].rbegin(); it != held[rank].rend(); ++it) {
-      queue.push_front(it->first);
-      // The send may never complete; its buffer is kept for MPI.
-      MPI_Request_free(&it->second.send);
-      unsent.push_back(std::move(it->second.message));
-    }
+    for (auto it = held[rank].rbegin(); it != held[rank].rend(); ++it)
+      queue.push_front(*it);
     held[rank].clear();
   }
 
-  /// Takes in the messages that arrived, sends what fits, and finds silent
-  /// ranks dead. Returns whether anything happened.
+  /// The messages that arrived on `rank`'s connection (and its death, when
+  /// it closed).
+  std::vector<ChannelMessage> receiveFrom(int rank) {
+    ChannelConnection *link = links[rank].get();
+    if (!link)
+      return {};
+    std::vector<ChannelMessage> messages = link->receive();
+    if (!messages.empty())
+      lastHeard[rank] = Clock::now();
+    if (link->closed())
+      bury(rank);
+    return messages;
+  }
+
+  /// Takes in the messages that arrived, sends what fits, and finds dead
+  /// ranks: a closed connection at once, a silent one after the silence
+  /// limit. Returns whether anything happened. Nothing here waits.
   bool progress() {
     bool moved = false;
-    // Messages first, so that a rank that just answered or said it has
-    // room is heard from before anything is sent to it.
-    for (unsigned taken = 0; taken < 64; ++taken) {
-      int flag = 0;
-      MPI_Status status;
-      MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, &status);
-      if (!flag)
-        break;
-      std::string message = receive(comm, status);
-      moved = true;
-      int rank = status.MPI_SOURCE;
-      if (rank <= 0 || rank >= numRanks)
-        continue;
-      lastHeard[rank] = Clock::now();
-      if (status.MPI_TAG == kHello && !hellos[rank])
-        hellos[rank] = message;
-      // Late words of a rank taken for dead are ignored.
-      if (dead[rank] || status.MPI_TAG != kReply)
-        continue;
-      auto [id, text] = splitId(message);
-      auto it = held[rank].find(id);
-      if (it != held[rank].end()) {
-        MPI_Wait(&it->second.send, MPI_STATUS_IGNORE);
-        held[rank].erase(it);
-        deliver(id, text.str());
+    unsigned deadBefore = numDead;
+    // Messages first, so that a rank that just answered has room again.
+    waitForChannels(openLinks(), std::chrono::milliseconds(0));
+    for (int rank = 1; rank < numRanks; ++rank) {
+      for (ChannelMessage &message : receiveFrom(rank)) {
+        moved = true;
+        if (message.tag == kHello && !hellos[rank])
+          hellos[rank] = message.payload;
+        // Late words of a rank taken for dead are ignored.
+        if (dead[rank] || message.tag != kReply)
+          continue;
+        auto [id, text] = splitId(message.payload);
+        auto it = llvm::find(held[rank], id);
+        if (it != held[rank].end()) {
+          held[rank].erase(it);
+          deliver(id, text.str());
+        }
       }
     }
     settleEvaluator();
     Clock::time_point now = Clock::now();
     // The ranks take one request each in turn while they have room, so
-    // that work spreads over them; only ranks just heard from (see kFresh)
-    // whose evaluator is the job's.
+    // that work spreads over them; only ranks whose evaluator is the job's.
     for (bool sent = accepted.has_value(); sent && !queue.empty();) {
       sent = false;
       for (int rank = 1; rank < numRanks && !queue.empty(); ++rank) {
-        if (dead[rank] || excluded[rank] || held[rank].size() >= limits.depth ||
-            !fresh(rank, now))
+        if (dead[rank] || excluded[rank] || held[rank].size() >= limits.depth)
           continue;
         uint64_t id = queue.front();
         queue.pop_front();
-        Sent &sentRequest = held[rank][id];
-        sentRequest.message = withId(id, *pending.at(id).text);
-        MPI_Isend(sentRequest.message.data(), (int)sentRequest.message.size(),
-                  MPI_CHAR, rank, kRequest, comm, &sentRequest.send);
+        held[rank].push_back(id);
+        links[rank]->send(kRequest, withId(id, *pending.at(id).text));
+        if (links[rank]->closed())
+          bury(rank);
         sent = moved = true;
       }
     }
+    for (ChannelConnection *link : openLinks())
+      link->flush();
     // A rank is wanted while it holds work or work waits for a rank; one
     // silent that long (counted from when it was first wanted: a rank may
     // take a while to set its problem up) is dead.
@@ -236,12 +246,10 @@ struct kf::MpiCluster::Dispatcher {
       }
       if (!wantedSince[rank])
         wantedSince[rank] = now;
-      if (now - std::max(lastHeard[rank], *wantedSince[rank]) >
-          limits.silence) {
+      if (now - std::max(lastHeard[rank], *wantedSince[rank]) > limits.silence)
         bury(rank);
-        moved = true;
-      }
     }
+    moved = moved || numDead != deadBefore;
     // Requests left when no rank may take them: answered by none.
     if (!usable() && !queue.empty()) {
       for (uint64_t id : queue)
@@ -254,7 +262,8 @@ struct kf::MpiCluster::Dispatcher {
 
   int numRanks;
   Limits limits;
-  /// The group's communicator (its rank 0 drives).
+  /// The group's communicator (its rank 0 drives); used only while the job
+  /// starts and ends.
   MPI_Comm comm = MPI_COMM_WORLD;
   std::mutex mutex;
   uint64_t nextId = 1;
@@ -262,22 +271,28 @@ struct kf::MpiCluster::Dispatcher {
   /// Requests not sent yet: those of dead ranks first, then in the order
   /// they were dispatched.
   std::deque<uint64_t> queue;
-  /// Per rank (index: rank): found dead, the requests it holds, when it
-  /// was last heard from, and since when it has been wanted (see progress).
+  /// Rank 0: the connection to each evaluating rank (index: rank). An
+  /// evaluating rank: links[0], its connection to rank 0.
+  std::vector<std::unique_ptr<ChannelConnection>> links;
+  /// The job's first rank: a connection to every other group's rank 0
+  /// (index: group). Another group's rank 0: links to the first rank at
+  /// index 0.
+  std::vector<std::unique_ptr<ChannelConnection>> driverLinks;
+  /// Per rank (index: rank): found dead, the requests it holds (in the
+  /// order sent), when it was last heard from, and since when it has been
+  /// wanted (see progress).
   std::vector<bool> dead, excluded;
-  std::vector<std::map<uint64_t, Sent>> held;
+  std::vector<std::vector<uint64_t>> held;
   std::vector<Clock::time_point> lastHeard;
   std::vector<std::optional<Clock::time_point>> wantedSince;
   /// What each rank said it evaluates with, and the job's evaluator once
   /// settled (settleEvaluator).
   std::vector<std::optional<std::string>> hellos;
   std::optional<std::string> accepted;
-  /// Messages of sends to dead ranks, which may never complete.
-  std::vector<std::string> unsent;
   unsigned numDead = 0;
 
-  /// When the MPI calls in progress on this rank began (nanoseconds of the
-  /// steady clock; 0: none), for the stall watchdog (watchForStalls).
+  /// When the channel calls in progress on this rank began (nanoseconds of
+  /// the steady clock; 0: none), for the stall watchdog (watchForStalls).
   std::atomic<int64_t> callsSince{0};
   struct InCalls {
     explicit InCalls(Dispatcher &d) : d(d) {
@@ -314,11 +329,11 @@ kf::MpiCluster::create(Limits limits) {
         "(MPI_THREAD_SERIALIZED); use an MPI built with thread support, "
         "such as Debian's Open MPI");
   }
-  // A rank that dies must not end the job: errors are returned, and dead
-  // ranks are found by their silence. A send to a rank that died, before
-  // its silence says so, writes to a closed socket: the write must fail
-  // (Open MPI then returns an error), not kill this process with SIGPIPE.
-  // (Subprocesses get the default disposition back; Subprocess.cpp.)
+  // A rank that dies must not end the job: MPI's errors are returned.
+  // Writing to a peer that died must fail, not kill this process with
+  // SIGPIPE (the work channel writes with MSG_NOSIGNAL; this covers MPI's
+  // own sockets). (Subprocesses get the default disposition back;
+  // Subprocess.cpp.)
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   std::signal(SIGPIPE, SIG_IGN);
   int rank = 0, size = 1;
@@ -376,7 +391,113 @@ kf::MpiCluster::create(Limits limits) {
     cluster->myHostEvaluatorIndex = hostRank == 0 ? 0 : before;
     MPI_Comm_free(&host);
   }
+  if (llvm::Error error = cluster->connectChannel()) {
+    // Every rank knows (the verdict is collective) and ends its part.
+    cluster->finished = true;
+    MPI_Comm_free(&comm);
+    MPI_Finalize();
+    return std::move(error);
+  }
   return cluster;
+}
+
+llvm::Error kf::MpiCluster::connectChannel() {
+  Dispatcher &d = *dispatcher;
+  bool jobFirst = worldRank == 0;
+  bool otherDriver = myRank == 0 && !jobFirst;
+  // Every group's rank 0 listens; the job's first rank also takes the
+  // other groups' rank 0s (for the end of the job).
+  std::unique_ptr<ChannelListener> listener;
+  std::optional<ChannelInvitation> invitation;
+  std::string problem;
+  if (myRank == 0) {
+    llvm::Expected<std::unique_ptr<ChannelListener>> opened =
+        ChannelListener::open();
+    if (opened) {
+      listener = std::move(*opened);
+      invitation = ChannelInvitation::to(*listener);
+      if (invitation->addresses.empty())
+        problem = "rank 0 found no IPv4 address of its host to be reached at";
+    } else {
+      problem = llvm::toString(opened.takeError());
+    }
+  }
+  std::string mine = invitation ? invitation->format() : "";
+  std::string groupText = broadcast(mine, d.comm);
+  std::string jobText = broadcast(jobFirst ? mine : "", MPI_COMM_WORLD);
+  // Joining takes a few milliseconds, each rank 0 accepting while its own
+  // joins the job's first rank; a rank tries every address of its rank 0
+  // for at most kJoinPerAddress.
+  auto join = [&](llvm::StringRef text, llvm::StringRef role,
+                  llvm::StringRef whom) -> std::unique_ptr<ChannelConnection> {
+    std::optional<ChannelInvitation> parsed = ChannelInvitation::parse(text);
+    if (!parsed) {
+      problem = (whom + " could not open the work channel").str();
+      return nullptr;
+    }
+    llvm::Expected<std::unique_ptr<ChannelConnection>> joined =
+        joinChannel(*parsed, role, kJoinPerAddress);
+    if (!joined) {
+      problem = llvm::formatv("rank {0} of group {1} on {2} cannot reach {3}: "
+                              "{4}",
+                              myRank, myGroup, hostName(), whom,
+                              llvm::toString(joined.takeError()))
+                    .str();
+      return nullptr;
+    }
+    return std::move(*joined);
+  };
+  if (myRank != 0) {
+    d.links[0] = join(groupText, evaluatorRole(myRank), "its rank 0");
+  } else if (otherDriver) {
+    d.driverLinks.resize(1);
+    d.driverLinks[0] = join(jobText, driverRole(myGroup), "the job's rank 0");
+  }
+  std::string missing;
+  if (listener) {
+    std::vector<std::string> roles;
+    for (int rank = 1; rank < numRanks; ++rank)
+      roles.push_back(evaluatorRole(rank));
+    if (jobFirst)
+      for (int group = 1; group < groups(); ++group)
+        roles.push_back(driverRole(group));
+    auto deadline = Clock::now() + std::chrono::seconds(10) +
+                    kJoinPerAddress * invitation->addresses.size();
+    auto joined = acceptJoins(*listener, invitation->cookie, roles, deadline);
+    for (int rank = 1; rank < numRanks; ++rank) {
+      auto it = joined.find(evaluatorRole(rank));
+      if (it == joined.end())
+        missing += " " + evaluatorRole(rank);
+      else
+        d.links[rank] = std::move(it->second);
+    }
+    if (jobFirst) {
+      d.driverLinks.resize(groups());
+      for (int group = 1; group < groups(); ++group) {
+        auto it = joined.find(driverRole(group));
+        if (it == joined.end())
+          missing += " " + driverRole(group) + "'s rank 0";
+        else
+          d.driverLinks[group] = std::move(it->second);
+      }
+    }
+    if (!missing.empty() && problem.empty())
+      problem = llvm::formatv("rank 0 of group {0} on {1} was not joined by "
+                              "(ranks of its group):{2}",
+                              myGroup, hostName(), missing)
+                    .str();
+  }
+  // Everyone is alive here: the verdict is collective, so that every rank
+  // goes on or every rank ends.
+  int ok = problem.empty(), allOk = 0;
+  MPI_Allreduce(&ok, &allOk, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (allOk)
+    return llvm::Error::success();
+  if (problem.empty())
+    problem = "another rank could not join the work channel (it says why)";
+  return llvm::createStringError(
+      "--mpi: the ranks cannot reach each other over TCP: " + problem +
+      " (docs/search.md)");
 }
 
 kf::MpiCluster::MpiCluster(int rank, int size, Limits limits)
@@ -388,53 +509,44 @@ void kf::MpiCluster::releaseServers() {
     return;
   std::lock_guard<std::mutex> lock(dispatcher->mutex);
   Dispatcher &d = *dispatcher;
-  // Every rank but this one is told to stop once it is heard from (see
-  // kFresh), the dead ones too if they speak (one taken for dead may only
-  // have been slow), and each live one answers once it has answered what
-  // it holds; one that does not within the silence limit is dead too.
-  char none = 0;
-  std::vector<MPI_Request> sends(numRanks, MPI_REQUEST_NULL);
-  std::vector<bool> told(numRanks, false), answered(numRanks, false);
+  // Every rank is told to stop, the dead ones too while their connection
+  // is open (one taken for dead may only have been slow), and each live
+  // one answers once it has answered what it holds; one that does not
+  // within the silence limit, or whose connection closes, is dead too.
+  std::vector<bool> answered(numRanks, false);
+  for (int rank = 1; rank < numRanks; ++rank)
+    if (d.links[rank])
+      d.links[rank]->send(kStop, "");
   Clock::time_point deadline = Clock::now() + d.limits.silence;
-  unsigned waiting = d.live();
-  while (waiting && Clock::now() < deadline) {
-    Dispatcher::InCalls inCalls(d);
-    Clock::time_point now = Clock::now();
+  auto waiting = [&] {
     for (int rank = 1; rank < numRanks; ++rank)
-      if (!told[rank] && d.fresh(rank, now)) {
-        MPI_Isend(&none, 0, MPI_CHAR, rank, kStop, d.comm, &sends[rank]);
-        told[rank] = true;
-      }
-    int flag = 0;
-    MPI_Status status;
-    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, d.comm, &flag, &status);
-    if (!flag) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-      continue;
+      if (!d.dead[rank] && !answered[rank])
+        return true;
+    return false;
+  };
+  while (waiting() && Clock::now() < deadline) {
+    Dispatcher::InCalls inCalls(d);
+    waitForChannels(d.openLinks(), std::chrono::milliseconds(20));
+    for (int rank = 1; rank < numRanks; ++rank) {
+      ChannelConnection *link = d.links[rank].get();
+      if (!link)
+        continue;
+      std::vector<ChannelMessage> messages = link->receive();
+      if (!messages.empty())
+        d.lastHeard[rank] = Clock::now();
+      for (ChannelMessage &message : messages)
+        if (message.tag == kStopped && !d.dead[rank])
+          answered[rank] = true;
+      // Closed before it answered: dead now, not after the silence limit.
+      if (link->closed() && !answered[rank])
+        d.bury(rank);
     }
-    receive(d.comm, status);
-    int rank = status.MPI_SOURCE;
-    if (rank <= 0 || rank >= numRanks)
-      continue;
-    d.lastHeard[rank] = Clock::now();
-    if (status.MPI_TAG == kStopped && told[rank] && !d.dead[rank] &&
-        !answered[rank]) {
-      answered[rank] = true;
-      --waiting;
-    }
+    for (ChannelConnection *link : d.openLinks())
+      link->flush();
   }
-  for (int rank = 1; rank < numRanks; ++rank) {
-    if (!d.dead[rank] && !answered[rank]) {
-      d.dead[rank] = true;
-      ++d.numDead;
-    }
-    if (sends[rank] == MPI_REQUEST_NULL)
-      continue;
-    if (d.dead[rank])
-      MPI_Request_free(&sends[rank]);
-    else
-      MPI_Wait(&sends[rank], MPI_STATUS_IGNORE);
-  }
+  for (int rank = 1; rank < numRanks; ++rank)
+    if (!answered[rank])
+      d.bury(rank);
   stopped = true;
 }
 
@@ -444,13 +556,14 @@ int kf::MpiCluster::finish(int status) {
   if (finished)
     return status;
   finished = true;
-  if (dispatcher->watchdog.joinable()) {
+  Dispatcher &d = *dispatcher;
+  if (d.watchdog.joinable()) {
     {
-      std::lock_guard<std::mutex> lock(dispatcher->watchdogMutex);
-      dispatcher->watchdogStop = true;
+      std::lock_guard<std::mutex> lock(d.watchdogMutex);
+      d.watchdogStop = true;
     }
-    dispatcher->watchdogWake.notify_all();
-    dispatcher->watchdog.join();
+    d.watchdogWake.notify_all();
+    d.watchdog.join();
   }
   if (myRank == 0 && !stopped)
     releaseServers();
@@ -467,32 +580,69 @@ int kf::MpiCluster::finish(int status) {
   bool lost = myRank == 0 && deadServers();
   int worst = status;
   if (groupFirstRanks.size() > 1 && myRank == 0) {
-    // The groups' driving ranks report to the job's first rank, which
-    // then ends the job for all: it says "finalize", or aborts.
+    // The groups' rank 0s report to the job's first rank on the work
+    // channel, which then ends the job for all: it says "finalize", or
+    // aborts. A driving rank that is gone counts as a lost one.
     if (worldRank != 0) {
-      int report[2] = {lost, status};
-      MPI_Send(report, 2, MPI_INT, 0, kDriverDone, MPI_COMM_WORLD);
-      int verdict = 0;
-      MPI_Recv(&verdict, 1, MPI_INT, 0, kVerdict, MPI_COMM_WORLD,
-               MPI_STATUS_IGNORE);
+      ChannelConnection &first = *d.driverLinks[0];
+      first.send(kDriverDone,
+                 llvm::formatv("{0} {1}", int(lost), status).str());
+      std::optional<ChannelMessage> verdict;
+      while (!verdict && !first.closed())
+        verdict = first.receiveWithin(std::chrono::seconds(1));
+      if (!verdict)
+        MPI_Abort(MPI_COMM_WORLD, std::max(worst, 1));
     } else {
-      for (size_t others = 1; others < groupFirstRanks.size(); ++others) {
-        int report[2] = {0, 0};
-        MPI_Recv(report, 2, MPI_INT, MPI_ANY_SOURCE, kDriverDone,
-                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        lost = lost || report[0];
-        worst = std::max(worst, report[1]);
+      std::vector<bool> reported(d.driverLinks.size(), false);
+      reported[0] = true;
+      auto allReported = [&] {
+        return llvm::all_of(reported, [](bool b) { return b; });
+      };
+      while (!allReported()) {
+        std::vector<ChannelConnection *> open;
+        for (auto &link : d.driverLinks)
+          if (link && !link->closed())
+            open.push_back(link.get());
+        waitForChannels(open, std::chrono::milliseconds(200));
+        for (size_t group = 1; group < d.driverLinks.size(); ++group) {
+          if (reported[group])
+            continue;
+          ChannelConnection &link = *d.driverLinks[group];
+          for (ChannelMessage &message : link.receive()) {
+            int groupLost = 1, groupStatus = 1;
+            if (message.tag != kDriverDone ||
+                sscanf(message.payload.c_str(), "%d %d", &groupLost,
+                       &groupStatus) != 2)
+              continue;
+            lost = lost || groupLost;
+            worst = std::max(worst, groupStatus);
+            reported[group] = true;
+          }
+          if (!reported[group] && link.closed()) {
+            lost = true;
+            worst = std::max(worst, 1);
+            reported[group] = true;
+          }
+        }
       }
       if (!lost)
-        for (int first : llvm::ArrayRef(groupFirstRanks).drop_front()) {
-          int finalize = 0;
-          MPI_Send(&finalize, 1, MPI_INT, first, kVerdict, MPI_COMM_WORLD);
+        for (size_t group = 1; group < d.driverLinks.size(); ++group) {
+          d.driverLinks[group]->send(kVerdict, "finalize");
+          while (d.driverLinks[group]->hasUnsent() &&
+                 !d.driverLinks[group]->closed()) {
+            waitForChannels(d.driverLinks[group].get(),
+                            std::chrono::milliseconds(100));
+            d.driverLinks[group]->flush();
+          }
         }
     }
   }
   if (lost)
     MPI_Abort(MPI_COMM_WORLD, worst);
-  MPI_Comm_free(&dispatcher->comm);
+  for (auto &link : d.links)
+    link.reset();
+  d.driverLinks.clear();
+  MPI_Comm_free(&d.comm);
   MPI_Finalize();
   return worst;
 }
@@ -594,78 +744,79 @@ kf::MpiCluster::dispatch(llvm::ArrayRef<std::string> requests) {
 bool kf::MpiCluster::serve(
     const std::function<std::string(llvm::StringRef)> &handle,
     std::chrono::milliseconds idleLimit, llvm::StringRef evaluator) {
-  // Each request runs on a thread of its own; this thread, the only one
-  // calling MPI, sends the replies as they are ready and says every so
-  // often that the rank is alive: often while it has room for more work
-  // (rank 0 sends only to a rank it has just heard from), less so when
-  // full.
+  // Each request runs on a thread of its own; this thread, the only one on
+  // the connection, sends the replies as they are ready and heartbeats.
+  Dispatcher &d = *dispatcher;
+  ChannelConnection &link = *d.links[0];
   std::map<uint64_t, std::thread> running;
   std::mutex finishedMutex;
   std::vector<std::pair<uint64_t, std::string>> finished;
   Clock::time_point lastHeard = Clock::now(), lastSaid = Clock::now();
   bool stopAsked = false;
-  std::string hello = evaluator.str();
-  {
-    Dispatcher::InCalls inCalls(*dispatcher);
-    MPI_Send(hello.data(), (int)hello.size(), MPI_CHAR, 0, kHello,
-             dispatcher->comm);
-  }
+  link.send(kHello, evaluator);
   while (true) {
-    // Everything but the pause calls MPI (watchForStalls).
+    // Everything here is a channel call (watchForStalls); none waits
+    // longer than the pause.
+    Dispatcher::InCalls inCalls(d);
+    std::vector<std::pair<uint64_t, std::string>> ready;
     {
-      Dispatcher::InCalls inCalls(*dispatcher);
-      std::vector<std::pair<uint64_t, std::string>> ready;
-      {
-        std::lock_guard<std::mutex> lock(finishedMutex);
-        ready.swap(finished);
-      }
-      for (auto &[id, reply] : ready) {
-        running.at(id).join();
-        running.erase(id);
-        std::string message = withId(id, reply);
-        MPI_Send(message.data(), (int)message.size(), MPI_CHAR, 0, kReply,
-                 dispatcher->comm);
-        lastHeard = lastSaid = Clock::now();
-      }
-      if (stopAsked && running.empty()) {
-        char none = 0;
-        MPI_Send(&none, 0, MPI_CHAR, 0, kStopped, dispatcher->comm);
-        stopped = true;
-        return true;
-      }
-      int flag = 0;
-      MPI_Status status;
-      MPI_Iprobe(0, MPI_ANY_TAG, dispatcher->comm, &flag, &status);
-      if (flag) {
-        std::string message = receive(dispatcher->comm, status);
-        lastHeard = Clock::now();
-        if (status.MPI_TAG == kStop)
-          stopAsked = true;
-        if (status.MPI_TAG != kRequest)
-          continue;
-        auto [id, text] = splitId(message);
-        // Rank 0 never sends one id twice; a duplicate would lose a thread.
-        if (running.count(id))
-          continue;
-        running.emplace(id, std::thread([&, id = id, text = text.str()] {
-                          std::string reply = handle(text);
-                          std::lock_guard<std::mutex> lock(finishedMutex);
-                          finished.emplace_back(id, std::move(reply));
-                        }));
-        continue;
-      }
-      Clock::time_point now = Clock::now();
-      if (running.empty() && now - lastHeard > idleLimit) {
-        abandoned = true;
-        return false;
-      }
-      bool full = running.size() >= dispatcher->limits.depth;
-      if (now - lastSaid >= (full ? kHeartbeatInterval : kReadyInterval)) {
-        char none = 0;
-        MPI_Send(&none, 0, MPI_CHAR, 0, kHeartbeat, dispatcher->comm);
-        lastSaid = now;
-      }
+      std::lock_guard<std::mutex> lock(finishedMutex);
+      ready.swap(finished);
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    for (auto &[id, reply] : ready) {
+      running.at(id).join();
+      running.erase(id);
+      link.send(kReply, withId(id, reply));
+      lastSaid = Clock::now();
+    }
+    if (stopAsked && running.empty()) {
+      link.send(kStopped, "");
+      // The answer is on its way before this rank goes on.
+      Clock::time_point until = Clock::now() + d.limits.silence;
+      while (link.hasUnsent() && !link.closed() && Clock::now() < until) {
+        waitForChannels(&link, std::chrono::milliseconds(20));
+        link.flush();
+      }
+      stopped = true;
+      return true;
+    }
+    Clock::time_point now = Clock::now();
+    // Rank 0 is gone: its connection closed (it died, or ended), or it
+    // sent nothing for idleLimit while this rank had nothing to do (a host
+    // lost without a word). What runs is finished first (its reply has
+    // nowhere to go).
+    if (running.empty() && (link.closed() || now - lastHeard > idleLimit)) {
+      abandoned = true;
+      abandonedBecause =
+          link.closed()
+              ? ("its connection to rank 0 closed (" + link.closeReason() + ")")
+                    .str()
+              : llvm::formatv("rank 0 sent nothing for {0} s",
+                              idleLimit.count() / 1000)
+                    .str();
+      return false;
+    }
+    if (now - lastSaid >= kHeartbeatInterval) {
+      link.send(kHeartbeat, "");
+      lastSaid = now;
+    }
+    link.flush();
+    waitForChannels(&link, std::chrono::milliseconds(5));
+    for (ChannelMessage &message : link.receive()) {
+      lastHeard = Clock::now();
+      if (message.tag == kStop)
+        stopAsked = true;
+      if (message.tag != kRequest)
+        continue;
+      auto [id, text] = splitId(message.payload);
+      // Rank 0 never sends one id twice; a duplicate would lose a thread.
+      if (running.count(id))
+        continue;
+      running.emplace(id, std::thread([&, id = id, text = text.str()] {
+                        std::string reply = handle(text);
+                        std::lock_guard<std::mutex> lock(finishedMutex);
+                        finished.emplace_back(id, std::move(reply));
+                      }));
+    }
   }
 }

@@ -1358,15 +1358,15 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
     if (!job)
       return fail(toString(job.takeError()));
     cluster = *job;
-    // An MPI call that never returns (Open MPI after a send to a rank that
-    // just died) ends this rank with an error instead of a hang. Rank 0
+    // A call on the work channel that never returns (none should: this is
+    // a last resort) ends this rank with an error instead of a hang. Rank 0
     // records candidates as they come back, so --resume goes on.
     std::chrono::milliseconds limit(
         (int64_t)(std::max(10.0, 2 * mpiSilence.getValue()) * 1000));
     cluster->watchForStalls(limit, [limit, rank = cluster->rank()] {
       errs() << formatv(
-          "kf-evolve: error: rank {0}'s MPI calls have not returned for {1} "
-          "s (Open MPI can hang after a send to a rank that has just died; "
+          "kf-evolve: error: rank {0}'s calls on the work channel have not "
+          "returned for {1} s (a stall the channel should never have; "
           "docs/search.md): {2}\n",
           rank, limit.count() / 1000,
           rank == 0 ? "the job ends; what was evaluated is recorded in the "
@@ -1720,9 +1720,9 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
         },
         idleLimit, measuredOn);
     if (!stopped)
-      return fail(formatv("rank {0}: rank 0 sent nothing for {1} s; it is "
-                          "taken for dead and the job ends",
-                          cluster->rank(), idleLimit.count() / 1000)
+      return fail(formatv("rank {0}: {1}; rank 0 is taken for dead and the "
+                          "job ends",
+                          cluster->rank(), cluster->abandonReason())
                       .str());
     return 0;
   }

@@ -3,17 +3,20 @@
 // `mpirun -n N kf-evolve --mpi ...` (or srun): rank 0 drives the search and
 // the other ranks evaluate (compile, check and measure) the candidates it
 // sends them, up to `depth` at once each, so that a rank compiles its next
-// candidates while its GPU measures one. A rank that evaluates sends
-// heartbeats (often while it has room for work: rank 0 sends only to a
-// rank it has just heard from); one silent for too long is dead: its
-// candidates go to other ranks and it gets no more work, so a dead rank
-// costs only its in-flight candidates. The job's ranks may be split into groups
-// (--mpi-groups), each with its own rank 0 searching its own problems; rank()
-// and size() are a process's within its group. Messages are strings (an id, a
-// newline, JSON) on the group's communicator. On rank 0 several threads may
-// dispatch at once (rounds that overlap); every MPI call is made under one lock
-// (MPI_THREAD_SERIALIZED). Evaluating ranks call MPI from the thread that
-// serves only.
+// candidates while its GPU measures one. The job's ranks may be split into
+// groups (--mpi-groups), each with its own rank 0 searching its own
+// problems; rank() and size() are a process's within its group.
+//
+// MPI starts the ranks and, while every rank is alive, tells each where
+// its rank 0 listens; from then on every message travels on a TCP
+// connection between the two (WorkChannel.h), never through MPI: Open MPI
+// 4.1 defines nothing after a send to a dead process, and its transport was
+// seen to spin forever in a healthy rank's next call. A rank that dies
+// closes its connection (a defined event: its candidates go to other ranks
+// at once); one that goes silent without closing (a host lost) is dead
+// after `silence`. Evaluating ranks send heartbeats. On rank 0 several
+// threads may dispatch at once (rounds that overlap), one at a time under a
+// lock.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,10 +49,12 @@ public:
     unsigned groups = 1;
   };
 
-  /// Initializes MPI (once per process); errors are returned with the
-  /// reason, e.g. when the process was not started by mpirun or srun with
-  /// more than one rank, or when an MPI initialized before gives too little
-  /// thread support.
+  /// Initializes MPI (once per process) and connects every evaluating rank
+  /// to its rank 0 (and every group's rank 0 to the job's first rank);
+  /// errors are returned with the reason, e.g. when the process was not
+  /// started by mpirun or srun with more than one rank, when an MPI
+  /// initialized before gives too little thread support, or when a rank
+  /// cannot reach its rank 0 over TCP.
   static llvm::Expected<std::unique_ptr<MpiCluster>> create(Limits limits);
   /// finish(0), unless finish was called.
   ~MpiCluster();
@@ -57,11 +62,11 @@ public:
   /// Ends this process's part of the job; `status` is what it would exit
   /// with. Rank 0 first releases the evaluating ranks (see releaseServers)
   /// unless nothing was dispatched since the last release. With several
-  /// groups, each group's rank 0 reports to the job's first rank, which
-  /// waits for all. Then MPI is finalized and the status to exit with
-  /// returned (on the job's first rank, the worst of every group's), or,
-  /// when a rank died anywhere, the job ends with MPI_Abort and that
-  /// status: Open MPI can wait forever in MPI_Finalize for a dead rank.
+  /// groups, each group's rank 0 reports to the job's first rank (on the
+  /// work channel), which waits for all. Then MPI is finalized and the status
+  /// to exit with returned (on the job's first rank, the worst of every
+  /// group's), or, when a rank died anywhere, the job ends with MPI_Abort and
+  /// that status: Open MPI can wait forever in MPI_Finalize for a dead rank.
   int finish(int status);
 
   /// Rank 0: tells every evaluating rank to stop serving (serve returns
@@ -101,22 +106,25 @@ public:
   /// problem up), then answers each request with `handle`, each on a thread
   /// of its own (as many at once as rank 0 sends), while this thread sends
   /// heartbeats, until rank 0 says stop (true, once every request has been
-  /// answered), or until rank 0 has sent nothing for `idleLimit` while this
-  /// rank had nothing to do (false: rank 0 is taken for dead, and the
+  /// answered), or until rank 0 is gone: its connection closed, or it sent
+  /// nothing for `idleLimit` while this rank had nothing to do (false, once
+  /// the requests in progress are done; abandonReason() says which; the
   /// cluster's destructor ends the job with MPI_Abort).
   bool serve(const std::function<std::string(llvm::StringRef)> &handle,
              std::chrono::milliseconds idleLimit, llvm::StringRef evaluator);
 
-  /// When this rank's MPI calls (dispatch, releaseServers, serve) have not
-  /// returned for `limit`, calls `onStall` on a thread of its own, then
-  /// ends the job (MPI_Abort; the process exits 1 anyway 10 s later).
-  /// Open MPI 4.1 can spin forever inside a call after a send to a rank
-  /// that has just died (rank 0 sending to a lost rank, or a rank
-  /// heartbeating to a lost rank 0); this makes that an error that says
-  /// so, not a job that hangs. `onStall` says what was kept and how to go
-  /// on. Does nothing when already watching.
+  /// When this rank's calls on the work channel (dispatch, releaseServers,
+  /// serve) have not returned for `limit`, calls `onStall` on a thread of
+  /// its own, then ends the job (MPI_Abort; the process exits 1 anyway 10 s
+  /// later). The channel's calls never wait on a peer, so this is a last
+  /// resort (a bug, or a system call that hangs), turned into an error that
+  /// says so instead of a job that hangs. `onStall` says what was kept and
+  /// how to go on. Does nothing when already watching.
   void watchForStalls(std::chrono::milliseconds limit,
                       std::function<void()> onStall);
+
+  /// Evaluating ranks: why serve() gave up on rank 0.
+  std::string abandonReason() const { return abandonedBecause; }
 
   /// Evaluating ranks still alive, and those found dead.
   unsigned liveServers() const;
@@ -133,17 +141,21 @@ public:
 
 private:
   MpiCluster(int rank, int size, Limits limits);
+  /// Connects the work channel (create; every rank calls it).
+  llvm::Error connectChannel();
 
   int myRank = 0, numRanks = 1, myHostEvaluatorIndex = 0;
   int worldRank = 0, myGroup = 0;
   /// Each group's first rank in MPI_COMM_WORLD.
   std::vector<int> groupFirstRanks = {0};
-  /// Rank 0's requests, ranks and MPI calls (MpiCluster.cpp).
+  /// Rank 0's requests, ranks and connections; an evaluating rank's
+  /// connection (MpiCluster.cpp).
   struct Dispatcher;
   std::unique_ptr<Dispatcher> dispatcher;
   bool stopped = false, finished = false;
   /// This evaluating rank gave up waiting for rank 0.
   bool abandoned = false;
+  std::string abandonedBecause;
 };
 
 } // namespace kf
