@@ -185,7 +185,7 @@ static cl::opt<std::string> outputPath("o", cl::desc("Output file"),
                                        cl::value_desc("file"), cl::init("-"),
                                        cl::sub(compileCommand),
                                        cl::sub(evalCommand), cl::cat(category));
-enum class EmitKind { PTX, Lowered, Schedule, Plan, Diagnosis };
+enum class EmitKind { PTX, Lowered, Schedule, Genome, Plan, Diagnosis };
 static cl::opt<EmitKind> emit(
     "emit", cl::desc("What compile writes"), cl::init(EmitKind::PTX),
     cl::values(clEnumValN(EmitKind::PTX, "ptx", "the kernels' PTX (or cubin)"),
@@ -193,6 +193,9 @@ static cl::opt<EmitKind> emit(
                           "the lowered module (host launch code + binaries)"),
                clEnumValN(EmitKind::Schedule, "schedule",
                           "the transform script that was applied"),
+               clEnumValN(EmitKind::Genome, "genome",
+                          "the default schedule's genes as JSON (what "
+                          "--schedule reads: a start for a hand schedule)"),
                clEnumValN(EmitKind::Plan, "plan", "the launch plan as JSON"),
                clEnumValN(EmitKind::Diagnosis, "diagnosis",
                           "the kernels' diagnosis and the predicted "
@@ -927,14 +930,22 @@ int runCompile(MLIRContext &context) {
   if (sources.size() != 1)
     return fail("compile takes one candidate (one --schedule, --kernel or "
                 "--cuda)");
-  // The default schedule is printed as rendered, without compiling it: what
-  // to read (or to start a hand schedule from) when it does not compile.
-  if (emit == EmitKind::Schedule &&
+  // The default schedule is printed as rendered, or as its genes, without
+  // compiling it: what to read (or to start a hand schedule from) when it
+  // does not compile.
+  if (emit == EmitKind::Genome &&
+      sources.front().kind != CandidateSource::Kind::Default)
+    return fail("--emit=genome prints the default schedule's genes: give no "
+                "--schedule, --kernel or --cuda");
+  if ((emit == EmitKind::Schedule || emit == EmitKind::Genome) &&
       sources.front().kind == CandidateSource::Kind::Default) {
     FailureOr<kf::Schedule> schedule =
         kf::buildDefaultSchedule(loaded->reference);
     if (failed(schedule))
       return 1;
+    if (emit == EmitKind::Genome)
+      return writeOutput(
+          formatv("{0:2}\n", kf::toJSON(*schedule)).str());
     FailureOr<std::string> text =
         kf::renderSchedule(loaded->reference, *schedule);
     if (failed(text))
@@ -954,6 +965,8 @@ int runCompile(MLIRContext &context) {
     return writeOutput(printModule(*compiled->lowered));
   case EmitKind::Schedule:
     return writeOutput(compiled->schedule);
+  case EmitKind::Genome: // handled above
+    return 1;
   case EmitKind::Plan: {
     std::string text;
     raw_string_ostream os(text);
