@@ -16,6 +16,31 @@ constexpr int64_t kNumSMs = 132;
 constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
 /// Elements of one 16-byte copy of 4-byte elements.
 constexpr int64_t kCopyVector = 4;
+/// Per SM: registers, shared memory (228 KB, 1 KB of it reserved per
+/// block), and at most 2048 threads.
+constexpr int64_t kRegistersPerSM = 65536;
+constexpr int64_t kSharedBytesPerSM = 228 * 1024;
+constexpr int64_t kThreadsPerSM = 2048;
+
+/// Registers per thread of the GEMM kernel, as ptxas (CUDA 13, sm_90)
+/// allocated them on the 4096^3 matmul: the accumulators, plus the operand
+/// fragments of a K step, plus addressing; fitted on 128x128x16 (166),
+/// 128x128x8 (128), 128x64x16 (108-112) and 64x64x16 (65). An estimate:
+/// it decides how many blocks share an SM.
+int64_t estimatedRegisters(const kf::ContractionTile &tile) {
+  return tile.threadM * tile.threadN +
+         (tile.threadM + tile.threadN) * (tile.blockK / 4 + 1) + 6;
+}
+
+/// Blocks of `tile` resident on one SM, limited by registers (allocated in
+/// units of 8 per thread), shared memory and threads.
+int64_t residentBlocks(const kf::ContractionTile &tile) {
+  int64_t registers = (estimatedRegisters(tile) + 7) / 8 * 8;
+  int64_t byRegisters = kRegistersPerSM / (registers * tile.numThreads());
+  int64_t byShared = kSharedBytesPerSM / (tile.sharedBytes() + 1024);
+  int64_t byThreads = kThreadsPerSM / tile.numThreads();
+  return std::max<int64_t>(1, std::min({byRegisters, byShared, byThreads}));
+}
 
 std::string mapping(StringRef kind, char dim) {
   return llvm::formatv("#gpu.{0}<{1}>", kind, dim).str();
@@ -197,9 +222,11 @@ kf::alternativeContractionTiles(const ContractionLoops &loops) {
     double score;
   };
   SmallVector<Scored> scored;
+  // 64x128 (4x8 outputs per thread) is left out: on the H200 it ran at
+  // 0.53-0.70 of eager on every Level 1 contraction where 128x64 ran at
+  // 0.82-1.18 (gpu/gemm-tile-sweep.sh, docs/perf-notes.md).
   for (auto [bm, bn] : {std::pair<int64_t, int64_t>{128, 128},
                         {128, 64},
-                        {64, 128},
                         {64, 64}}) {
     for (int64_t bk : {16, 8}) {
       ContractionTile tile;
@@ -216,16 +243,23 @@ kf::alternativeContractionTiles(const ContractionLoops &loops) {
         --tile.stages;
       if (checkContractionTile(loops, tile))
         continue;
-      // The model: work per block is fixed by the tile; a grid that leaves
-      // SMs idle in its last wave wastes that fraction. Larger tiles
-      // re-read operands less (intensity ~ bm*bn/(bm+bn)); a K step of 16
-      // halves the barriers per FMA.
+      // The model, calibrated on the H200 (gpu/gemm-tile-sweep.sh): a
+      // wave is as many blocks as the SMs hold at once; a grid that leaves
+      // slots idle in its last wave wastes that fraction. A lone block per
+      // SM (8 warps) hides too little latency: 128x128x16 (166 registers,
+      // one block) ran 5% slower than 128x64x16 (two blocks) at 4096^3,
+      // and 1.4-2x slower where the grid is short (large or small K).
+      // Larger tiles re-read operands less (intensity ~ bm*bn/(bm+bn)),
+      // which L2 mostly absorbs; a K step of 16 halves the barriers per FMA.
       int64_t blocks = batches * (loops.m / bm) * (loops.n / bn);
-      int64_t waves = (blocks + kNumSMs - 1) / kNumSMs;
-      double efficiency = double(blocks) / double(waves * kNumSMs);
+      int64_t resident = residentBlocks(tile);
+      int64_t slots = kNumSMs * resident;
+      int64_t waves = (blocks + slots - 1) / slots;
+      double efficiency = double(blocks) / double(waves * slots);
       double intensity = double(bm * bn) / double(bm + bn) / 64.0;
-      double score = efficiency * (0.5 + 0.5 * intensity) *
-                     (bk == 16 ? 1.0 : 0.93) * (tile.stages >= 3 ? 1.0 : 0.85);
+      double score = efficiency * (0.8 + 0.2 * intensity) *
+                     (resident >= 2 ? 1.0 : 0.85) * (bk == 16 ? 1.0 : 0.93) *
+                     (tile.stages >= 3 ? 1.0 : 0.85);
       scored.push_back({tile, score});
     }
   }
