@@ -471,7 +471,7 @@ SmallVector<CheatFinding> CheatDetector::run() {
       return;
     gpuModule.walk([&](LLVM::InlineAsmOp op) {
       auto function = op->getParentOfType<FunctionOpInterface>();
-      add("inline-assembly", op, function,
+      add("inline-assembly", op, function ? function.getOperation() : nullptr,
           "uses inline assembly (llvm.inline_asm), which untrusted "
           "candidates may not: kf cannot tell what it does");
     });

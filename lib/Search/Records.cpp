@@ -37,7 +37,11 @@ CandidateRecords::open(llvm::StringRef directory, llvm::StringRef problem,
     if (llvm::sys::fs::is_symlink_file(path))
       return error(path + " is a symlink: kf neither reads records through "
                           "one nor writes through one; remove it");
-  if (!resume && !replace && llvm::sys::fs::exists(recordsPath)) {
+  // An empty records file (a run that failed before its first candidate)
+  // holds nothing to lose.
+  uint64_t recordedBytes = 0;
+  if (!resume && !replace && !llvm::sys::fs::file_size(recordsPath, recordedBytes) &&
+      recordedBytes > 0) {
     std::string owner = "another run";
     if (auto id = llvm::MemoryBuffer::getFile(pathOf("run-id")))
       owner = "run " + (*id)->getBuffer().trim().str();

@@ -2668,7 +2668,7 @@ int checkSearchNumbers() {
     return fail("--budget-evals 0: the search needs 1 evaluation or more");
   if (maxRuns == 0)
     return fail("--runs 0: give 1 timed run or more");
-  if (minRuns > maxRuns)
+  if (minRuns.getValue() > maxRuns.getValue())
     return fail(formatv("--min-runs {0} is more than --runs {1}",
                         minRuns.getValue(), maxRuns.getValue())
                     .str());

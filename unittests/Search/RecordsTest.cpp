@@ -29,6 +29,11 @@ TEST(CandidateRecords, ANewRunRefusesAnotherRunsRecordsUnlessReplacing) {
                                       identityOf("softmax", "aa"));
   ASSERT_TRUE(bool(first)) << llvm::toString(first.takeError());
   std::string firstId = (*first)->getRunId();
+  Outcome outcome;
+  outcome.status = "correct";
+  outcome.seconds = 1e-3;
+  (*first)->append(CandidateSource{CandidateKind::Schedule, "script"}, outcome,
+                   "cost-model");
   first->reset();
   auto second = CandidateRecords::open(directory.path, "softmax", false,
                                        identityOf("softmax", "aa"));
@@ -37,6 +42,16 @@ TEST(CandidateRecords, ANewRunRefusesAnotherRunsRecordsUnlessReplacing) {
   EXPECT_NE(message.find("holds the records of run " + firstId),
             std::string::npos)
       << message;
+  // An empty records file (a run that failed before its first candidate)
+  // is not another run's records.
+  TemporaryDirectory empty;
+  auto failed = CandidateRecords::open(empty.path, "softmax", false,
+                                       identityOf("softmax", "aa"));
+  ASSERT_TRUE(bool(failed)) << llvm::toString(failed.takeError());
+  failed->reset();
+  auto again = CandidateRecords::open(empty.path, "softmax", false,
+                                      identityOf("softmax", "aa"));
+  EXPECT_TRUE(bool(again)) << llvm::toString(again.takeError());
   auto replaced = CandidateRecords::open(directory.path, "softmax", false,
                                          identityOf("softmax", "aa"),
                                          /*replace=*/true);
