@@ -463,6 +463,20 @@ SmallVector<CheatFinding> CheatDetector::run() {
   assignRoles();
   SmallVector<Operation *> kernels = KernelAnalysis::findKernels(module);
 
+  // Inline assembly in untrusted code (imported CUDA candidates): what it
+  // does escapes every analysis here. Anywhere in the module, device
+  // functions included.
+  module.walk([&](gpu::GPUModuleOp gpuModule) {
+    if (!gpuModule->hasAttr("kf.untrusted"))
+      return;
+    gpuModule.walk([&](LLVM::InlineAsmOp op) {
+      auto function = op->getParentOfType<FunctionOpInterface>();
+      add("inline-assembly", op, function ? function.getOperation() : nullptr,
+          "uses inline assembly (llvm.inline_asm), which untrusted "
+          "candidates may not: kf cannot tell what it does");
+    });
+  });
+
   // Globals that outlive a launch: anything writable outside shared memory.
   module.walk([&](Operation *op) {
     if (!op->getParentOfType<gpu::GPUModuleOp>())
@@ -571,8 +585,17 @@ SmallVector<CheatFinding> CheatDetector::run() {
     }
   }
 
-  if (outputs.empty())
-    return std::move(findings); // roles unknown: nothing to check outputs by
+  // No output known: nothing was judged, which must not read as a pass
+  // (an imported module without --roles, a module without host code or
+  // num-inputs).
+  if (outputs.empty()) {
+    if (!kernels.empty())
+      add("roles-unknown", kernels.front(), kernels.front(),
+          "could not judge: no kernel argument is known to be an output "
+          "(give kf.role argument attributes, e.g. kf-evolve import --roles, "
+          "or host code with num-inputs or a kf.problem)");
+    return std::move(findings);
+  }
 
   for (auto &[id, info] : outputs) {
     bool written = llvm::any_of(

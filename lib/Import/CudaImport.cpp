@@ -93,6 +93,21 @@ std::string cudaImportKey(llvm::StringRef sourcePath, llvm::StringRef source,
 /// Compiles `sourcePath` with clang in `mode` (--cuda-device-only or
 /// --cuda-host-only) to LLVM IR, in a subprocess with a time limit. Code
 /// that does not compile fails with clang's diagnostics.
+/// "file.cu:LINE" for an imported op's location, else the file.
+std::string locationText(Location location, llvm::StringRef sourcePath) {
+  std::string text = sourcePath.str();
+  location->walk([&](Location nested) {
+    if (auto file = dyn_cast<FileLineColLoc>(nested)) {
+      text = (file.getFilename().getValue() + ":" +
+              llvm::Twine(file.getLine()))
+                 .str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return text;
+}
+
 llvm::Expected<std::unique_ptr<llvm::Module>>
 compileCudaToIR(llvm::StringRef clang, llvm::StringRef cudaPath,
                 llvm::StringRef sourcePath, llvm::StringRef mode,
@@ -112,7 +127,10 @@ compileCudaToIR(llvm::StringRef clang, llvm::StringRef cudaPath,
       "-Wno-unknown-cuda-version", "-O3",
       // Line tables only: the imported ops then carry .cu locations, so
       // findings point at the CUDA source.
-      "-gline-tables-only", "-S", "-emit-llvm", "-o", std::string(ir.path)};
+      "-gline-tables-only", "-S", "-emit-llvm", "-o", std::string(ir.path),
+      // A crash leaves no reproducer files (source and preprocessed text)
+      // in the temporary directory.
+      "-fno-crash-diagnostics"};
   for (const auto &[name, value] : options.defines)
     arguments.push_back("-D" + name + "=" + value);
   arguments.push_back(sourcePath.str());
@@ -121,9 +139,13 @@ compileCudaToIR(llvm::StringRef clang, llvm::StringRef cudaPath,
       llvm::StringRef(""), llvm::StringRef(diagnostics.path),
       llvm::StringRef(diagnostics.path)};
   std::string executeError;
-  int status =
-      llvm::sys::ExecuteAndWait(clang, argv, std::nullopt, redirects,
-                                options.timeoutSeconds, 0, &executeError);
+  // Untrusted source runs clang under a memory limit (setrlimit through
+  // ExecuteAndWait) as well as the time limit: a macro that doubles 41
+  // times must end in an error, not take the machine's memory.
+  unsigned memoryLimitMB = options.untrusted ? options.memoryLimitMB : 0;
+  int status = llvm::sys::ExecuteAndWait(clang, argv, std::nullopt, redirects,
+                                         options.timeoutSeconds, memoryLimitMB,
+                                         &executeError);
   std::string compilerOutput;
   if (auto text = llvm::MemoryBuffer::getFile(diagnostics.path))
     compilerOutput = (*text)->getBuffer().trim().str();
@@ -357,6 +379,23 @@ kf::importCuda(llvm::StringRef sourcePath, MLIRContext *context,
         ++pointer;
       }
     }
+  if (options.untrusted) {
+    // What clang made of the source decides, not its text: inline assembly
+    // written through a macro or as __asm__ __volatile__ is in the IR.
+    std::vector<std::string> reasons;
+    gpuModule.walk([&](LLVM::InlineAsmOp op) {
+      reasons.push_back(
+          llvm::formatv("{0}: inline assembly (llvm.inline_asm) is not "
+                        "accepted from candidates, however it is written",
+                        locationText(op->getLoc(), sourcePath))
+              .str());
+    });
+    if (!reasons.empty())
+      return importError("refused: " + llvm::join(reasons, "\nrefused: "));
+    // The cheat checks refuse inline assembly in untrusted modules too
+    // (also in cache entries written by an older kf).
+    gpuModule->setAttr("kf.untrusted", builder.getUnitAttr());
+  }
   if (failed(verify(*result)))
     return importError("the imported module does not verify");
   if (!cached.empty()) {

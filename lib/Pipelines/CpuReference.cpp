@@ -144,6 +144,12 @@ kf::runReferenceOnCPU(ProblemOp problem,
 
 llvm::Expected<kf::HostProblemCheck>
 kf::checkProblemOnCPU(ProblemOp problem, unsigned trials, uint64_t seed) {
+  // Inputs, and each output as the reference's result, the expected copy
+  // and the trivial kernel's try: refused before any of it is allocated.
+  if (llvm::Error error =
+          checkHostMemory(buildProblemSpec(problem), /*outputCopies=*/3,
+                          physicalMemoryBytes(), "the CPU check"))
+    return std::move(error);
   llvm::Expected<CpuReference> reference = CpuReference::compile(problem);
   if (!reference)
     return reference.takeError();

@@ -6,8 +6,72 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <unistd.h>
 
 using namespace mlir;
+
+llvm::Expected<uint64_t> kf::hostBytes(const ProblemSpec &spec,
+                                       unsigned outputCopies) {
+  uint64_t total = 0;
+  auto add = [&](const TensorSpec &tensor, StringRef kind, size_t index,
+                 uint64_t copies) -> llvm::Error {
+    uint64_t bytes = tensor.elementBytes();
+    for (int64_t size : tensor.shape)
+      if (size < 0 || __builtin_mul_overflow(bytes, (uint64_t)size, &bytes))
+        return llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            llvm::formatv("{0} {1} ({2} of shape [{3}]) is too large: its "
+                          "size in bytes does not fit in 64 bits",
+                          kind, index, tensor.elementType,
+                          llvm::make_range(tensor.shape.begin(),
+                                           tensor.shape.end()))
+                .str());
+    if (__builtin_mul_overflow(bytes, copies, &bytes) ||
+        __builtin_add_overflow(total, bytes, &total))
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          llvm::formatv("the problem's tensors are too large: their size in "
+                        "bytes does not fit in 64 bits (at {0} {1})",
+                        kind, index)
+              .str());
+    return llvm::Error::success();
+  };
+  for (auto [index, input] : llvm::enumerate(spec.inputs))
+    if (llvm::Error error = add(input, "input", index, 1))
+      return std::move(error);
+  for (auto [index, output] : llvm::enumerate(spec.outputs))
+    if (llvm::Error error = add(output, "output", index, outputCopies))
+      return std::move(error);
+  return total;
+}
+
+uint64_t kf::physicalMemoryBytes() {
+  long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || pageSize <= 0)
+    return 0;
+  return (uint64_t)pages * (uint64_t)pageSize;
+}
+
+llvm::Error kf::checkHostMemory(const ProblemSpec &spec,
+                                unsigned outputCopies, uint64_t memoryBytes,
+                                StringRef what) {
+  llvm::Expected<uint64_t> bytes = hostBytes(spec, outputCopies);
+  if (!bytes)
+    return bytes.takeError();
+  if (memoryBytes && *bytes > memoryBytes / 2)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        llvm::formatv("{0} would hold {1} bytes of the problem's tensors "
+                      "(each input once, each output {2} times), more than "
+                      "half of this machine's {3} bytes of memory: refused "
+                      "before allocating; check a smaller instance of the "
+                      "problem",
+                      what, *bytes, outputCopies, memoryBytes)
+            .str());
+  return llvm::Error::success();
+}
 
 int64_t kf::TensorSpec::numElements() const {
   int64_t count = 1;

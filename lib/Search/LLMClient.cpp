@@ -1,6 +1,7 @@
 //===- LLMClient.cpp - Chat completions over HTTP (libcurl) ---------------===//
 
 #include "kf/Search/LLMClient.h"
+#include "kf/Support/Redaction.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -14,6 +15,8 @@
 #include <curl/curl.h>
 
 #include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <limits>
 #include <thread>
 #include <tuple>
@@ -26,6 +29,54 @@ std::optional<LLMProvider> kf::parseLLMProvider(llvm::StringRef name) {
   if (name == "anthropic")
     return LLMProvider::Anthropic;
   return std::nullopt;
+}
+
+llvm::Error kf::checkBaseUrl(llvm::StringRef url) {
+  auto error = [&](const llvm::Twine &why) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "'" + url.str() + "' " + why.str());
+  };
+  for (char c : url)
+    if (static_cast<unsigned char>(c) <= ' ' || c == 0x7f)
+      return error("holds a space or a control character");
+  llvm::StringRef rest = url;
+  if (!rest.consume_front("http://") && !rest.consume_front("https://"))
+    return error("must start with http:// or https://");
+  llvm::StringRef authority = rest.take_until([](char c) {
+    return c == '/' || c == '?' || c == '#';
+  });
+  if (authority.contains('@'))
+    return error("holds user information (user@host): give the API key "
+                 "through api_key_env, never in the URL");
+  llvm::StringRef host = authority, port;
+  if (authority.starts_with("[")) {
+    size_t close = authority.find(']');
+    if (close == llvm::StringRef::npos)
+      return error("opens an IPv6 address with '[' and never closes it");
+    host = authority.take_front(close + 1);
+    llvm::StringRef after = authority.drop_front(close + 1);
+    if (!after.empty() && !after.consume_front(":"))
+      return error("has '" + after + "' after its IPv6 address");
+    port = after;
+    if (host.size() == 2)
+      return error("has an empty IPv6 address");
+    if (host.drop_front().drop_back().find_first_not_of(
+            "0123456789abcdefABCDEF:.") != llvm::StringRef::npos)
+      return error("has an IPv6 address with characters other than hex "
+                   "digits, ':' and '.'");
+  } else {
+    std::tie(host, port) = authority.split(':');
+    if (authority.contains(':') && port.empty())
+      return error("has an empty port after ':'");
+  }
+  if (host.empty())
+    return error("has no host (e.g. http://127.0.0.1:8000/v1)");
+  if (!port.empty()) {
+    unsigned number = 0;
+    if (port.getAsInteger(10, number) || number == 0 || number > 65535)
+      return error("has port '" + port + "': give a number from 1 to 65535");
+  }
+  return llvm::Error::success();
 }
 
 llvm::Error LLMConfig::loadFile(llvm::StringRef path) {
@@ -129,15 +180,44 @@ llvm::Error LLMConfig::validate() const {
     return error("LLM experts need --llm-base-url (e.g. "
                  "http://127.0.0.1:8000/v1 for a local server, "
                  "https://api.openai.com/v1 or https://api.anthropic.com/v1)");
-  if (!llvm::StringRef(baseUrl).starts_with("http://") &&
-      !llvm::StringRef(baseUrl).starts_with("https://"))
-    return error("--llm-base-url '" + baseUrl +
-                 "' must start with http:// or https://");
+  if (llvm::Error invalid = checkBaseUrl(baseUrl))
+    return error("base URL " + llvm::toString(std::move(invalid)));
   if (model.empty())
     return error("LLM experts need --llm-model (the model name the endpoint "
                  "serves)");
-  if (maxTokens == 0 || timeoutSeconds <= 0 || concurrency == 0)
+  if (maxTokens == 0 || !(timeoutSeconds > 0) || concurrency == 0)
     return error("LLM max tokens, timeout and concurrency must be positive");
+  // NaN would be sent as invalid JSON, an infinite timeout or budget is no
+  // limit at all, and a negative budget or price means nothing.
+  auto finite = [&](llvm::StringRef name, double value,
+                    bool positive) -> llvm::Error {
+    if (!std::isfinite(value) || value < 0 || (positive && value == 0)) {
+      char text[32];
+      snprintf(text, sizeof(text), "%g", value);
+      return error(llvm::formatv("LLM {0} = {1}: give a finite number{2}",
+                                 name, text,
+                                 positive ? " greater than 0" : " of 0 or more")
+                       .str());
+    }
+    return llvm::Error::success();
+  };
+  if (llvm::Error bad = finite("temperature", temperature, false))
+    return bad;
+  if (llvm::Error bad = finite("timeout_seconds", timeoutSeconds, true))
+    return bad;
+  if (llvm::Error bad = finite("budget_usd", budgetDollars, false))
+    return bad;
+  if (llvm::Error bad = finite("price_input_per_mtok", inputPricePerMillion,
+                               false))
+    return bad;
+  if (llvm::Error bad = finite("price_output_per_mtok",
+                               outputPricePerMillion, false))
+    return bad;
+  if (budgetTokens < 0)
+    return error(llvm::formatv("LLM budget_tokens = {0}: give 0 (no limit) "
+                               "or more",
+                               budgetTokens)
+                     .str());
   return llvm::Error::success();
 }
 
@@ -202,6 +282,9 @@ LLMClient::LLMClient(LLMConfig config) : config(std::move(config)) {
     env = this->config.provider == LLMProvider::Anthropic ? "ANTHROPIC_API_KEY"
                                                           : "OPENAI_API_KEY";
   apiKey = llvm::sys::Process::GetEnv(env).value_or("");
+  // A server may echo the key back (in an answer, in an error message):
+  // nothing kf writes may hold it.
+  registerSecret(apiKey);
 }
 
 std::string LLMClient::endpoint() const {
@@ -307,7 +390,7 @@ llvm::Expected<LLMAnswer> LLMClient::complete(llvm::StringRef system,
         llvm::consumeError(value.takeError());
       if (object && object->getString("text")) {
         LLMAnswer answer;
-        answer.text = object->getString("text")->str();
+        answer.text = redactSecrets(*object->getString("text"));
         answer.inputTokens = object->getInteger("input_tokens").value_or(0);
         answer.outputTokens = object->getInteger("output_tokens").value_or(0);
         answer.cached = true;
@@ -338,8 +421,12 @@ llvm::Expected<LLMAnswer> LLMClient::complete(llvm::StringRef system,
   std::lock_guard<std::mutex> lock(mutex);
   if (!answer) {
     ++spent.failedRequests;
-    return answer.takeError();
+    // Error messages quote the server's body, which may echo the key.
+    return failure(redactSecrets(llvm::toString(answer.takeError())));
   }
+  // What the server says enters kf here, redacted before anything (the
+  // cache, the records, the report) keeps it.
+  answer->text = redactSecrets(answer->text);
   ++spent.requests;
   spent.inputTokens += answer->inputTokens;
   spent.outputTokens += answer->outputTokens;

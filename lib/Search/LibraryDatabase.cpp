@@ -2,6 +2,8 @@
 
 #include "LibraryDatabase.h"
 
+#include "kf/Support/Redaction.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -12,6 +14,15 @@
 #include <cstdlib>
 
 using namespace kf;
+
+std::vector<SqlValue>
+kf::redactedParameters(llvm::ArrayRef<SqlValue> parameters) {
+  std::vector<SqlValue> redacted(parameters.begin(), parameters.end());
+  for (SqlValue &value : redacted)
+    if (auto *text = std::get_if<std::string>(&value))
+      *text = redactSecrets(*text);
+  return redacted;
+}
 
 int64_t SqlRow::integer(unsigned column) const {
   return std::strtoll(columns[column].c_str(), nullptr, 10);
@@ -118,7 +129,7 @@ public:
 
   llvm::Expected<int64_t> change(llvm::StringRef sql,
                                  llvm::ArrayRef<SqlValue> parameters) override {
-    if (llvm::Error failure = run(sql, parameters, nullptr))
+    if (llvm::Error failure = run(sql, redactedParameters(parameters), nullptr))
       return std::move(failure);
     return sqlite3_changes(db);
   }

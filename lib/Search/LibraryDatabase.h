@@ -26,6 +26,10 @@ namespace kf {
 
 using SqlValue = std::variant<int64_t, double, std::string>;
 
+/// `parameters` with every string passed through kf::redactSecrets: what a
+/// statement stores never holds a configured secret.
+std::vector<SqlValue> redactedParameters(llvm::ArrayRef<SqlValue> parameters);
+
 /// One result row, every column as text (SQL NULL as "").
 struct SqlRow {
   std::vector<std::string> columns;

@@ -83,7 +83,8 @@ public:
   llvm::Expected<int64_t> change(llvm::StringRef sql,
                                  llvm::ArrayRef<SqlValue> parameters) override {
     std::lock_guard<std::mutex> lock(mutex);
-    llvm::Expected<Result> result = checked(run(sql, parameters));
+    llvm::Expected<Result> result =
+        checked(run(sql, redactedParameters(parameters)));
     if (!result)
       return result.takeError();
     return std::strtoll(PQcmdTuples(result->get()), nullptr, 10);

@@ -1,6 +1,10 @@
 //===- Records.cpp - A search's records: every candidate, as it completes -===//
 
 #include "kf/Search/Records.h"
+#include "kf/Search/OutputDirectory.h"
+#include "kf/Support/Redaction.h"
+
+#include "llvm/ADT/StringSet.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -14,7 +18,8 @@ using namespace kf;
 
 llvm::Expected<std::unique_ptr<CandidateRecords>>
 CandidateRecords::open(llvm::StringRef directory, llvm::StringRef problem,
-                       bool resume) {
+                       bool resume, const llvm::json::Object &identity,
+                       bool replace) {
   auto error = [](const llvm::Twine &message) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    message.str());
@@ -27,6 +32,24 @@ CandidateRecords::open(llvm::StringRef directory, llvm::StringRef problem,
     return std::string(path);
   };
   std::string recordsPath = pathOf("candidates.jsonl");
+  std::string identityPath = pathOf("run.json");
+  for (const std::string &path : {recordsPath, identityPath, pathOf("run-id")})
+    if (llvm::sys::fs::is_symlink_file(path))
+      return error(path + " is a symlink: kf neither reads records through "
+                          "one nor writes through one; remove it");
+  // An empty records file (a run that failed before its first candidate)
+  // holds nothing to lose.
+  uint64_t recordedBytes = 0;
+  if (!resume && !replace && !llvm::sys::fs::file_size(recordsPath, recordedBytes) &&
+      recordedBytes > 0) {
+    std::string owner = "another run";
+    if (auto id = llvm::MemoryBuffer::getFile(pathOf("run-id")))
+      owner = "run " + (*id)->getBuffer().trim().str();
+    return error(directory + " holds the records of " + owner +
+                 " (candidates.jsonl): continue it with --resume, replace "
+                 "its records with --replace, or give another --output "
+                 "directory");
+  }
   std::unique_ptr<CandidateRecords> records(new CandidateRecords());
   // A kill may have cut the last line: the next record starts a new one.
   bool cutLine = false;
@@ -69,6 +92,50 @@ CandidateRecords::open(llvm::StringRef directory, llvm::StringRef problem,
     }
     if (auto id = llvm::MemoryBuffer::getFile(pathOf("run-id")))
       records->runId = (*id)->getBuffer().trim().str();
+    // The run must be the one recorded: same problem text, same schedule
+    // space, same settings. Records from before run.json was kept are
+    // resumed as they are.
+    if (auto text = llvm::MemoryBuffer::getFile(identityPath)) {
+      llvm::Expected<llvm::json::Value> recorded =
+          llvm::json::parse((*text)->getBuffer());
+      if (!recorded)
+        return error("--resume: " + identityPath + ": " +
+                     llvm::toString(recorded.takeError()));
+      const llvm::json::Object *object = recorded->getAsObject();
+      if (!object)
+        return error("--resume: " + identityPath + " is not a JSON object");
+      std::string differences;
+      auto describe = [](const llvm::json::Value *value) {
+        if (!value)
+          return std::string("(none)");
+        std::string text;
+        llvm::raw_string_ostream(text) << *value;
+        return text;
+      };
+      llvm::StringSet<> keys;
+      for (const auto &entry : *object)
+        keys.insert(entry.first);
+      for (const auto &entry : identity)
+        keys.insert(entry.first);
+      std::vector<std::string> sorted;
+      for (const auto &key : keys)
+        sorted.push_back(key.getKey().str());
+      llvm::sort(sorted);
+      for (const std::string &key : sorted) {
+        const llvm::json::Value *was = object->get(key);
+        const llvm::json::Value *now = identity.get(key);
+        if (was && now && *was == *now)
+          continue;
+        differences += llvm::formatv("\n  {0}: recorded {1}, given {2}", key,
+                                     describe(was), describe(now))
+                           .str();
+      }
+      if (!differences.empty())
+        return error("--resume: " + directory + " holds run " +
+                     records->runId + " of another search:" + differences +
+                     "\nresume it with what it was started with, or start "
+                     "a new run in another --output directory");
+    }
   }
   if (records->runId.empty()) {
     records->runId =
@@ -77,18 +144,26 @@ CandidateRecords::open(llvm::StringRef directory, llvm::StringRef problem,
             std::chrono::system_clock::now().time_since_epoch().count(),
             llvm::sys::Process::getProcessId())
             .str();
-    std::error_code ec;
-    llvm::raw_fd_ostream id(pathOf("run-id"), ec);
-    if (ec)
-      return error("cannot write " + pathOf("run-id") + ": " + ec.message());
-    id << records->runId << "\n";
+    if (llvm::Error failed =
+            writeFileReplacing(pathOf("run-id"), records->runId + "\n"))
+      return std::move(failed);
   }
-  std::error_code ec;
-  records->out = std::make_unique<llvm::raw_fd_ostream>(
-      recordsPath, ec,
-      resume ? llvm::sys::fs::OF_Append : llvm::sys::fs::OF_None);
-  if (ec)
-    return error("cannot write " + recordsPath + ": " + ec.message());
+  if (!resume || !llvm::sys::fs::exists(identityPath)) {
+    std::string text;
+    llvm::raw_string_ostream(text)
+        << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object(
+                                      identity)))
+        << "\n";
+    if (!identity.empty())
+      if (llvm::Error failed = writeFileReplacing(identityPath, text))
+        return std::move(failed);
+  }
+  llvm::Expected<int> fd =
+      openForAppendNoFollow(recordsPath, /*create=*/true, /*truncate=*/!resume);
+  if (!fd)
+    return fd.takeError();
+  records->out =
+      std::make_unique<llvm::raw_fd_ostream>(*fd, /*shouldClose=*/true);
   if (cutLine)
     *records->out << "\n";
   return std::move(records);
@@ -113,6 +188,7 @@ std::string CandidateRecords::append(const CandidateSource &candidate,
                          {"triggers", outcome.triggers},
                          {"error", outcome.error},
                          {"evaluator", evaluatorName}});
+  line = redactSecrets(line);
   *out << line << "\n";
   out->flush();
   recordLines.push_back(line);

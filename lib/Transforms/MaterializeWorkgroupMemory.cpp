@@ -6,6 +6,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace kf {
 #define GEN_PASS_DEF_KFMATERIALIZEWORKGROUPMEMORY
@@ -93,11 +94,101 @@ LogicalResult materializeBuffer(memref::AllocOp alloc, gpu::LaunchOp launch,
   return success();
 }
 
+/// A loop from `first` to `count` by `step` over the linearised elements of
+/// the copy's source, loading each and storing it into the target.
+void emitCopyLoop(OpBuilder &builder, Location loc, memref::CopyOp copy,
+                  ArrayRef<Value> sizes, Value first, Value count, Value step) {
+  Value source = copy.getSource(), target = copy.getTarget();
+  int64_t rank = cast<MemRefType>(source.getType()).getRank();
+  auto loop = scf::ForOp::create(builder, loc, first, count, step);
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(loop.getBody());
+  Value remaining = loop.getInductionVar();
+  SmallVector<Value> indices(rank);
+  for (int64_t dim = rank - 1; dim >= 0; --dim) {
+    if (dim == 0) {
+      indices[dim] = remaining;
+      break;
+    }
+    indices[dim] = arith::RemUIOp::create(builder, loc, remaining, sizes[dim]);
+    remaining = arith::DivUIOp::create(builder, loc, remaining, sizes[dim]);
+  }
+  Value value = memref::LoadOp::create(builder, loc, source, indices);
+  memref::StoreOp::create(builder, loc, value, target, indices);
+}
+
+/// Whether `value` is the same in every thread of a block of `launch`:
+/// defined above the launch, a block id or a grid or block size, the
+/// induction variable of a loop with uniform bounds, or the result of a
+/// side-effect-free op on uniform values. Thread ids, loads and anything
+/// else are taken to differ between threads.
+bool isUniform(Value value, gpu::LaunchOp launch,
+               DenseMap<Value, bool> &known) {
+  if (!launch.getBody().isAncestor(value.getParentRegion()))
+    return true;
+  auto it = known.find(value);
+  if (it != known.end())
+    return it->second;
+  known[value] = false; // cycles through loop-carried values are divergent
+  bool uniform = false;
+  if (auto argument = dyn_cast<BlockArgument>(value)) {
+    Operation *owner = argument.getOwner()->getParentOp();
+    if (owner == launch.getOperation()) {
+      auto threadIds = launch.getThreadIds();
+      uniform = argument != threadIds.x && argument != threadIds.y &&
+                argument != threadIds.z;
+    } else if (auto loop = dyn_cast<scf::ForOp>(owner)) {
+      uniform = argument == loop.getInductionVar() &&
+                isUniform(loop.getLowerBound(), launch, known) &&
+                isUniform(loop.getUpperBound(), launch, known) &&
+                isUniform(loop.getStep(), launch, known);
+    }
+  } else {
+    Operation *op = value.getDefiningOp();
+    uniform = op->getNumRegions() == 0 && isMemoryEffectFree(op) &&
+              !isa<gpu::ThreadIdOp, gpu::LaneIdOp, gpu::SubgroupIdOp>(op) &&
+              llvm::all_of(op->getOperands(), [&](Value operand) {
+                return isUniform(operand, launch, known);
+              });
+  }
+  known[value] = uniform;
+  return uniform;
+}
+
+/// Whether every thread of the block reaches `op` together: each op that
+/// encloses it inside the launch is a loop with uniform bounds or a branch
+/// on a uniform condition. A copy in code that only some threads reach
+/// (`if (threadIdx.x == 0)`) must not become a block-wide loop with
+/// barriers.
+bool isReachedByWholeBlock(Operation *op, gpu::LaunchOp launch) {
+  DenseMap<Value, bool> known;
+  for (Operation *parent = op->getParentOp(); parent != launch.getOperation();
+       parent = parent->getParentOp()) {
+    if (auto loop = dyn_cast<scf::ForOp>(parent)) {
+      if (!isUniform(loop.getLowerBound(), launch, known) ||
+          !isUniform(loop.getUpperBound(), launch, known) ||
+          !isUniform(loop.getStep(), launch, known))
+        return false;
+      continue;
+    }
+    if (auto branch = dyn_cast<scf::IfOp>(parent)) {
+      if (!isUniform(branch.getCondition(), launch, known))
+        return false;
+      continue;
+    }
+    return false;
+  }
+  return true;
+}
+
 /// Block-wide copy: thread t of the block copies elements t, t + T, ...
-void distributeCopy(memref::CopyOp copy) {
+/// between two barriers. Where only some threads reach the copy
+/// (`wholeBlock` false), each of them copies every element itself, with no
+/// barrier: a barrier in divergent code is undefined behaviour.
+void distributeCopy(memref::CopyOp copy, bool wholeBlock) {
   OpBuilder builder(copy);
   Location loc = copy.getLoc();
-  Value source = copy.getSource(), target = copy.getTarget();
+  Value source = copy.getSource();
   auto type = cast<MemRefType>(source.getType());
   SmallVector<Value> sizes;
   Value count = arith::ConstantIndexOp::create(builder, loc, 1);
@@ -105,6 +196,13 @@ void distributeCopy(memref::CopyOp copy) {
     Value size = memref::DimOp::create(builder, loc, source, dim);
     sizes.push_back(size);
     count = arith::MulIOp::create(builder, loc, count, size);
+  }
+  if (!wholeBlock) {
+    Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+    Value one = arith::ConstantIndexOp::create(builder, loc, 1);
+    emitCopyLoop(builder, loc, copy, sizes, zero, count, one);
+    copy.erase();
+    return;
   }
   Value tx = gpu::ThreadIdOp::create(builder, loc, gpu::Dimension::x);
   Value ty = gpu::ThreadIdOp::create(builder, loc, gpu::Dimension::y);
@@ -121,25 +219,7 @@ void distributeCopy(memref::CopyOp copy) {
   // Nothing may read the target before every thread wrote its part, and
   // nothing may overwrite it while an earlier phase still reads it.
   gpu::BarrierOp::create(builder, loc);
-  auto loop = scf::ForOp::create(builder, loc, linear, count, threads);
-  {
-    OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPointToStart(loop.getBody());
-    Value remaining = loop.getInductionVar();
-    SmallVector<Value> indices(type.getRank());
-    for (int64_t dim = type.getRank() - 1; dim >= 0; --dim) {
-      if (dim == 0) {
-        indices[dim] = remaining;
-        break;
-      }
-      indices[dim] =
-          arith::RemUIOp::create(builder, loc, remaining, sizes[dim]);
-      remaining = arith::DivUIOp::create(builder, loc, remaining, sizes[dim]);
-    }
-    Value value = memref::LoadOp::create(builder, loc, source, indices);
-    memref::StoreOp::create(builder, loc, value, target, indices);
-  }
-  builder.setInsertionPointAfter(loop);
+  emitCopyLoop(builder, loc, copy, sizes, linear, count, threads);
   gpu::BarrierOp::create(builder, loc);
   copy.erase();
 }
@@ -188,7 +268,8 @@ struct KFMaterializeWorkgroupMemoryPass
         copies.push_back(copy);
     });
     for (memref::CopyOp copy : copies) {
-      distributeCopy(copy);
+      auto launch = copy->getParentOfType<gpu::LaunchOp>();
+      distributeCopy(copy, isReachedByWholeBlock(copy, launch));
       ++numCopies;
     }
   }

@@ -26,12 +26,14 @@
 #include "kf/Search/CudaExpert.h"
 #include "kf/Search/ExperienceLibrary.h"
 #include "kf/Search/LLMExpert.h"
+#include "kf/Search/OutputDirectory.h"
 #include "kf/Search/Records.h"
 #ifdef KF_ENABLE_LLM
 #include "kf/Search/LLMClient.h"
 #endif
 #include "kf/Search/Report.h"
 #include "kf/Search/Search.h"
+#include "kf/Support/Redaction.h"
 #include "kf/Transforms/Schedules.h"
 #include "kf/Version.h"
 
@@ -51,12 +53,14 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/SHA256.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 
+#include <cmath>
 #include <iostream>
 #include <mutex>
 #include <numeric>
@@ -322,6 +326,12 @@ static cl::opt<bool> resumeSearch(
              "again, so a killed run resumed with the same seed and budget "
              "reaches the same result"),
     cl::init(false), cl::sub(searchCommand), cl::cat(category));
+static cl::opt<bool> replaceOutput(
+    "replace",
+    cl::desc("Start a new run in an output directory that holds another "
+             "run's records, replacing them (without it such a directory is "
+             "refused)"),
+    cl::init(false), cl::sub(searchCommand), cl::cat(category));
 static cl::opt<std::string> resumeRunId(
     "run-id",
     cl::desc("With --resume: continue run ID from the records the experience "
@@ -512,7 +522,8 @@ constexpr const char *kLostStatus = "evaluator-lost";
 
 /// Reports an error the way the MLIR tools do and returns 1.
 int fail(const Twine &message) {
-  WithColor::error(errs(), "kf-evolve") << message << "\n";
+  WithColor::error(errs(), "kf-evolve") << kf::redactSecrets(message.str())
+                                        << "\n";
   return 1;
 }
 
@@ -1827,22 +1838,26 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
   };
 #endif
 
-  if (std::error_code error = sys::fs::create_directories(outputDir))
-    return fail("cannot create " + outputDir + ": " + error.message());
+  // One writer per output directory, for as long as this run lasts.
+  if (resumeSearch && replaceOutput)
+    return fail("--resume continues the records in " + outputDir +
+                " and --replace starts new ones: give one of them");
+  Expected<std::unique_ptr<kf::OutputDirectoryLock>> outputLock =
+      kf::OutputDirectoryLock::acquire(outputDir);
+  if (!outputLock)
+    return fail(toString(outputLock.takeError()));
   auto inOutput = [&](StringRef name) {
     SmallString<256> path(outputDir);
     sys::path::append(path, name);
     return std::string(path);
   };
+  // Create and rename: never through a symlink planted in the directory,
+  // never a half-written file.
   auto write = [&](StringRef name, StringRef text) -> bool {
-    std::string error;
-    auto file = openOutputFile(inOutput(name), &error);
-    if (!file) {
-      fail(error);
+    if (Error error = kf::writeFileReplacing(inOutput(name), text)) {
+      fail(toString(std::move(error)));
       return false;
     }
-    file->os() << text;
-    file->keep();
     return true;
   };
 
@@ -1887,8 +1902,39 @@ int runSearchCommand(MLIRContext &context, const char *argv0) {
 
   // Records: every candidate as it completes; --resume replays them
   // (lib/Search/Records.cpp). The library keeps a copy.
+  // What the run searches, which a resumed run must search again: the
+  // problem's text, the schedule space (the experts and a CUDA source),
+  // and what decides each candidate's outcome.
+  auto hashOfFile = [](StringRef path) -> std::string {
+    if (path.empty())
+      return "";
+    auto file = MemoryBuffer::getFile(path);
+    if (!file)
+      return "unreadable";
+    return toHex(SHA256::hash(arrayRefFromStringRef((*file)->getBuffer())),
+                 /*LowerCase=*/true);
+  };
+  std::string space =
+      llvm::join(ArrayRef<std::string>(
+                     {ruleExperts ? "rules" : "", llmExperts ? "llm" : "",
+                      cudaExperts ? "cuda" : ""}),
+                 ",");
+  json::Object identity{
+      {"problem", features.problem},
+      {"problem_sha256", hashOfFile(problemPath)},
+      {"problem_name_option", problemName.getValue()},
+      {"schedule_space",
+       json::Object{{"experts", space},
+                    {"cuda_sha256",
+                     cudaPaths.empty() ? "" : hashOfFile(cudaPaths.front())},
+                    {"launch_plan_sha256", hashOfFile(launchPlanPath)}}},
+      {"chip", chip.getValue()},
+      {"format", binaryFormat.getValue()},
+      {"trials", (int64_t)trials},
+      {"evaluator", (int64_t)evaluatorKind.getValue()}};
   Expected<std::unique_ptr<kf::CandidateRecords>> records =
-      kf::CandidateRecords::open(outputDir, features.problem, resumeSearch);
+      kf::CandidateRecords::open(outputDir, features.problem, resumeSearch,
+                                 identity, replaceOutput);
   if (!records)
     return fail(toString(records.takeError()));
   std::string runId = (*records)->getRunId();
@@ -2610,10 +2656,96 @@ int runSeveralSearches(MLIRContext &context, const char *argv0) {
   return status;
 }
 
+/// Why a number given for `--name` is not usable, or "" when it is: NaN
+/// and infinities are never usable, `positive` excludes 0 and `atLeast`
+/// gives the smallest value.
+std::string checkNumber(StringRef name, double value, double atLeast,
+                        bool positive, StringRef meaning) {
+  if (!std::isfinite(value) || value < atLeast ||
+      (positive && !(value > 0))) {
+    char text[32];
+    snprintf(text, sizeof(text), "%g", value);
+    return formatv("--{0} {1}: {2}", name, text, meaning).str();
+  }
+  return "";
+}
+
+/// The search's numbers, checked before anything runs: a value that means
+/// nothing (NaN, an infinite or negative time, zero islands) is refused
+/// with what would be right, rather than silently meaning "no limit" or
+/// "one evaluation".
+int checkSearchNumbers() {
+  if (islandCount == 0)
+    return fail("--islands 0: the search needs 1 island or more");
+  if (budgetEvals == 0)
+    return fail("--budget-evals 0: the search needs 1 evaluation or more");
+  if (maxRuns == 0)
+    return fail("--runs 0: give 1 timed run or more");
+  if (minRuns.getValue() > maxRuns.getValue())
+    return fail(formatv("--min-runs {0} is more than --runs {1}",
+                        minRuns.getValue(), maxRuns.getValue())
+                    .str());
+  struct Number {
+    StringRef name;
+    double value;
+    double atLeast;
+    bool positive;
+    StringRef meaning;
+  };
+  for (const Number &number :
+       {Number{"budget-time", budgetTime, 0, false,
+               "give a finite number of seconds, or 0 for no limit"},
+        Number{"compile-timeout", compileTimeout, 0, true,
+               "give a finite number of seconds greater than 0"},
+        Number{"timeout", timeoutSeconds, 0, true,
+               "give a finite number of seconds greater than 0"},
+        Number{"time-budget-ms", timeBudgetMs, 0, true,
+               "give a finite number of milliseconds greater than 0"},
+        Number{"target-speedup", targetSpeedup, 0, false,
+               "give a finite speedup, or 0 to use the whole budget"}})
+    if (std::string why = checkNumber(number.name, number.value,
+                                      number.atLeast, number.positive,
+                                      number.meaning);
+        !why.empty())
+      return fail(why);
+  if (llmTemperature.getNumOccurrences())
+    if (std::string why =
+            checkNumber("llm-temperature", llmTemperature, 0, false,
+                        "give a finite temperature of 0 or more");
+        !why.empty())
+      return fail(why);
+  if (llmTimeout.getNumOccurrences())
+    if (std::string why =
+            checkNumber("llm-timeout", llmTimeout, 0, true,
+                        "give a finite number of seconds greater than 0");
+        !why.empty())
+      return fail(why);
+  if (llmBudgetUsd.getNumOccurrences())
+    if (std::string why =
+            checkNumber("llm-budget-usd", llmBudgetUsd, 0, false,
+                        "give a finite amount of US dollars, or 0 for no "
+                        "limit");
+        !why.empty())
+      return fail(why);
+  if (llmBudgetTokens < 0)
+    return fail(formatv("--llm-budget-tokens {0}: give a number of tokens, "
+                        "or 0 for no limit",
+                        llmBudgetTokens.getValue())
+                    .str());
+#ifdef KF_ENABLE_LLM
+  if (llmBaseUrl.getNumOccurrences())
+    if (Error error = kf::checkBaseUrl(llmBaseUrl))
+      return fail("--llm-base-url: " + toString(std::move(error)));
+#endif
+  return 0;
+}
+
 /// The search subcommand (also the main job): one problem, several, or a
 /// CUDA kernel to evolve.
 int runSearches(MLIRContext &context, const char *argv0) {
   // The options that go together or not, checked once for every problem.
+  if (int status = checkSearchNumbers())
+    return status;
   if (mpiDepth == 0)
     return fail("--mpi-depth 0 would send no rank any candidate: give 1 or "
                 "more");

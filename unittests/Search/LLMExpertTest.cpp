@@ -11,6 +11,8 @@
 #include "gtest/gtest.h"
 
 #include <atomic>
+#include <cmath>
+#include <functional>
 
 using namespace kf;
 
@@ -227,6 +229,40 @@ TEST(LLMClient, ReplayNeverConnectsAndBudgetsStopRequests) {
   ASSERT_TRUE(bool(error));
   EXPECT_NE(llvm::toString(std::move(error)).find("http://"),
             std::string::npos);
+}
+TEST(LLMClient, ChecksBaseUrlsWhenGiven) {
+  for (const char *good :
+       {"http://127.0.0.1:8000/v1", "https://api.openai.com/v1",
+        "http://[::1]:8080/v1", "http://localhost"})
+    EXPECT_FALSE(bool(checkBaseUrl(good))) << good;
+  for (const char *bad :
+       {"http://", "http://[::1", "http://127.0.0.1:99999/v1",
+        "http://127.0.0.1:0/v1", "http://host:/v1", "ftp://host/v1",
+        "http://a b/v1", "http://user:key@host/v1", "http://[]/v1"}) {
+    llvm::Error error = checkBaseUrl(bad);
+    EXPECT_TRUE(bool(error)) << bad;
+    llvm::consumeError(std::move(error));
+  }
+}
+
+TEST(LLMConfig, RefusesNumbersThatMeanNothing) {
+  LLMConfig config;
+  config.baseUrl = "http://127.0.0.1:8000/v1";
+  config.model = "m";
+  EXPECT_FALSE(bool(config.validate()));
+  for (auto set : std::vector<std::function<void(LLMConfig &)>>{
+           [](LLMConfig &c) { c.temperature = std::nan(""); },
+           [](LLMConfig &c) { c.temperature = -1; },
+           [](LLMConfig &c) { c.timeoutSeconds = INFINITY; },
+           [](LLMConfig &c) { c.budgetDollars = -1; },
+           [](LLMConfig &c) { c.budgetTokens = -5; },
+           [](LLMConfig &c) { c.inputPricePerMillion = std::nan(""); }}) {
+    LLMConfig changed = config;
+    set(changed);
+    llvm::Error error = changed.validate();
+    EXPECT_TRUE(bool(error));
+    llvm::consumeError(std::move(error));
+  }
 }
 #endif
 

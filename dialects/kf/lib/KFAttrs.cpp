@@ -17,6 +17,40 @@ using namespace kf;
 #define GET_ATTRDEF_CLASSES
 #include "kf/Dialect/KF/KFAttrs.cpp.inc"
 
+FailureOr<APFloat> kf::parseKFDouble(AsmParser &parser) {
+  // The token's spelling decides the width of a hex literal; MLIR's own
+  // parseFloat(double) would read every hex literal as f64 bits, making
+  // the documented 0x7F800000 (+inf as f32) an f64 denormal.
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef text(loc.getPointer());
+  text = text.ltrim(" \t").drop_while([](char c) { return c == '-'; });
+  if (text.starts_with("0x") || text.starts_with("0X")) {
+    size_t digits =
+        text.drop_front(2).take_while([](char c) { return isxdigit(c); })
+            .size();
+    if (digits != 8 && digits != 16) {
+      parser.emitError(loc)
+          << "a hexadecimal float literal gives the bits of an f32 (8 hex "
+             "digits, e.g. 0x7F800000) or of an f64 (16 hex digits); this "
+             "one has "
+          << digits;
+      return failure();
+    }
+    APFloat value(0.0);
+    if (parser.parseFloat(digits == 8 ? APFloat::IEEEsingle()
+                                      : APFloat::IEEEdouble(),
+                          value))
+      return failure();
+    bool lost = false;
+    value.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+    return value;
+  }
+  double value;
+  if (parser.parseFloat(value))
+    return failure();
+  return APFloat(value);
+}
+
 void KFDialect::registerAttributes() {
   addAttributes<
 #define GET_ATTRDEF_LIST

@@ -48,6 +48,8 @@ struct CudaImportOptions {
   std::string cacheDir;
   /// Seconds clang may take.
   unsigned timeoutSeconds = 120;
+  /// Memory clang may take for untrusted source, in MiB (setrlimit).
+  unsigned memoryLimitMB = 4096;
 };
 
 /// Compiles and imports `sourcePath`. On failure the error holds what went

@@ -56,6 +56,22 @@ struct ProblemSpec {
 /// Reads a verified kf.problem.
 ProblemSpec buildProblemSpec(ProblemOp problem);
 
+/// Bytes that every input once and every output `outputCopies` times take
+/// on the host; an error naming the first tensor whose size does not fit in
+/// 64 bits.
+llvm::Expected<uint64_t> hostBytes(const ProblemSpec &spec,
+                                   unsigned outputCopies);
+
+/// This machine's physical memory in bytes (0 when it cannot be read).
+uint64_t physicalMemoryBytes();
+
+/// Refuses, before anything is allocated, a problem whose tensors
+/// (`outputCopies` copies of each output) would take more than half of
+/// `memoryBytes` (0: no limit known); `what` names the work ("the CPU
+/// check").
+llvm::Error checkHostMemory(const ProblemSpec &spec, unsigned outputCopies,
+                            uint64_t memoryBytes, llvm::StringRef what);
+
 /// A trivial kernel of the degenerate-problem check: one the problem's
 /// tolerance must reject, or passing it proves nothing.
 struct TrivialKernel {

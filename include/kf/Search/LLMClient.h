@@ -72,6 +72,11 @@ struct LLMConfig {
 
 std::optional<LLMProvider> parseLLMProvider(llvm::StringRef name);
 
+/// Checks a base URL when it is given rather than on every request:
+/// http:// or https://, a host (an IPv6 address in closed brackets), a port
+/// from 1 to 65535 if one is given, no spaces or control characters.
+llvm::Error checkBaseUrl(llvm::StringRef url);
+
 struct LLMAnswer {
   std::string text;
   int64_t inputTokens = 0, outputTokens = 0;

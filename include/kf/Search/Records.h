@@ -17,6 +17,7 @@
 #include "kf/Search/Search.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -33,8 +34,16 @@ public:
   /// With `resume`, reads the recorded candidates and the run's id first
   /// (fails when there are no records to resume); otherwise starts new
   /// records and a new run id made from `problem`.
+  ///
+  /// `identity` says what the run searches (the problem's name and the hash
+  /// of its text, the schedule space, the settings that decide the
+  /// candidates); a new run writes it to run.json, a resumed run must match
+  /// it key for key (the error names each difference). A new run refuses a
+  /// directory that holds another run's records unless `replace`. Records
+  /// are never written through a symlink.
   static llvm::Expected<std::unique_ptr<CandidateRecords>>
-  open(llvm::StringRef directory, llvm::StringRef problem, bool resume);
+  open(llvm::StringRef directory, llvm::StringRef problem, bool resume,
+       const llvm::json::Object &identity = {}, bool replace = false);
 
   /// The recorded outcome of a candidate's text, if any.
   std::optional<Outcome> lookup(llvm::StringRef text) const;

@@ -62,7 +62,11 @@ def KFMaterializeWorkgroupMemory
       the original shape);
     - rewrites every `memref.copy` in a launch that reads or writes
       workgroup memory into a loop distributed over all threads of the
-      block, between two barriers.
+      block, between two barriers, where the whole block reaches the copy
+      (every enclosing loop and branch inside the launch depends only on
+      block ids, sizes and values from outside the launch); a copy that
+      only some threads reach (`if (threadIdx.x == 0)`) becomes a loop over
+      all elements by each thread that reaches it, with no barrier.
     An allocation used outside launches or by several launches is an error.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",

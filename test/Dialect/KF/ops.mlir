@@ -40,6 +40,19 @@ func.func @ref(%a: tensor<2xf32>) -> tensor<2xf32> {
 
 // -----
 
+// Hex literals are an f32's bits (8 digits) or an f64's (16 digits), as
+// docs/problem-format.md says: 0x3F800000 is 1.0, 0x3FE0000000000000 is 0.5.
+// CHECK-LABEL: kf.problem @hex
+// CHECK-SAME: inputs([#kf.uniform<-1.000000e+00, 5.000000e-01>])
+// CHECK-SAME: tolerance(<atol = 1.000000e+00, rtol = 5.000000e-01>)
+kf.problem @hex reference(@ref) inputs([#kf.uniform<-1.0, 0x3FE0000000000000>])
+    tolerance(<atol = 0x3F800000, rtol = 0x3FE0000000000000>)
+func.func @ref(%a: tensor<2xf32>) -> tensor<2xf32> {
+  return %a : tensor<2xf32>
+}
+
+// -----
+
 // A module may hold several problems sharing one reference.
 // CHECK-LABEL: kf.problem @loose
 // CHECK-LABEL: kf.problem @strict

@@ -15,6 +15,8 @@ last step repeats):
     {"drop": true}                close the connection without answering
     {"delay": 3, ...}             wait that many seconds first
     {"huge": 10000000}            an answer body of that many bytes
+"{key}" in an answer's text or an error's "message" is replaced by the API
+key the request carried (a server that echoes the key back).
 Every request is appended to the log (one JSON line: path, matched rule,
 step). "{port}" in the command is replaced by the server's port. Exits with
 the command's status.
@@ -81,8 +83,12 @@ class Handler(BaseHTTPRequestHandler):
             self.connection.shutdown(socket.SHUT_RDWR)
             self.connection.close()
             return
+        auth = self.headers.get("Authorization", "")
+        key = auth[len("Bearer "):] if auth.startswith("Bearer ") else \
+            self.headers.get("x-api-key", "")
         if "status" in step:
-            payload = json.dumps({"error": {"message": "scripted error"}}).encode()
+            message = step.get("message", "scripted error").replace("{key}", key)
+            payload = json.dumps({"error": {"message": message}}).encode()
             self.send_response(step["status"])
             if "retry_after" in step:
                 self.send_header("Retry-After", str(step["retry_after"]))
@@ -93,7 +99,7 @@ class Handler(BaseHTTPRequestHandler):
             text = step.get("content")
             if "content_file" in step:
                 text = open(os.path.join(rules_dir, step["content_file"])).read()
-            payload = json.dumps(answer_body(text)).encode()
+            payload = json.dumps(answer_body(text.replace("{key}", key))).encode()
             self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(payload)))

@@ -24,16 +24,11 @@ def KF_DistributionAttrInterface : AttrInterface<"DistributionAttr"> {
   ];
 }
 
-// A double-precision parameter written as a plain number (`1.5`, `-2`,
-// `1e-4`). Stored as APFloat (f64 semantics) so that it hashes and compares
+// A double-precision parameter written as a plain number (`1.5`, `-2.0`,
+// `1e-4`) or as the hex bits of an f32 or f64 (kf::parseKFDouble). Stored as APFloat (f64 semantics) so that it hashes and compares
 // bitwise; read it with convertToDouble().
 def KF_DoubleParameter : APFloatParameter<"a floating-point number"> {
-  let parser = [{ [&]() -> ::mlir::FailureOr<::llvm::APFloat> {
-      double value;
-      if ($_parser.parseFloat(value))
-        return ::mlir::failure();
-      return ::llvm::APFloat(value);
-    }() }];
+  let parser = [{ ::kf::parseKFDouble($_parser) }];
   let printer = [{ $_printer.printFloat($_self) }];
 }
 
