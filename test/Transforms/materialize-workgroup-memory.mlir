@@ -67,47 +67,6 @@ func.func @host_use(%out: memref<32xf32>) {
 
 // -----
 
-// A copy out of workgroup memory that only thread 0 reaches stays a copy by
-// that one thread: every element, in a loop of step 1, and no barrier in the
-// divergent branch (a block-wide loop there would copy one element per row).
-// CHECK-LABEL: func.func @guarded_copy
-// CHECK: scf.if
-// CHECK-NOT: gpu.barrier
-// CHECK: %[[ZERO:.*]] = arith.constant 0 : index
-// CHECK: %[[STEP:.*]] = arith.constant 1 : index
-// CHECK: scf.for %{{.*}} = %[[ZERO]] to %{{.*}} step %[[STEP]]
-// CHECK:   memref.load %{{.*}} : memref<16x16xf32, strided<[17, 1]>, #gpu.address_space<workgroup>>
-// CHECK:   memref.store %{{.*}} : memref<16x16xf32, strided<[64, 1], offset: ?>>
-// CHECK-NOT: gpu.barrier
-// CHECK: }
-// CHECK-NOT: memref.copy
-func.func @guarded_copy(%in: memref<64x64xf32>, %out: memref<64x64xf32>) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c4 = arith.constant 4 : index
-  %c16 = arith.constant 16 : index
-  %shared = memref.alloc() {kf.workgroup_padding = 1 : i64} : memref<16x16xf32, #gpu.address_space<workgroup>>
-  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c4, %gy = %c4, %gz = %c1)
-             threads(%tx, %ty, %tz) in (%sx = %c16, %sy = %c16, %sz = %c1) {
-    %r = arith.muli %by, %c16 : index
-    %c = arith.muli %bx, %c16 : index
-    %v = memref.load %in[%r, %c] : memref<64x64xf32>
-    memref.store %v, %shared[%tx, %ty] : memref<16x16xf32, #gpu.address_space<workgroup>>
-    gpu.barrier
-    %first = arith.cmpi eq, %tx, %c0 : index
-    %first_y = arith.cmpi eq, %ty, %c0 : index
-    %leader = arith.andi %first, %first_y : i1
-    scf.if %leader {
-      %tile = memref.subview %out[%r, %c] [16, 16] [1, 1] : memref<64x64xf32> to memref<16x16xf32, strided<[64, 1], offset: ?>>
-      memref.copy %shared, %tile : memref<16x16xf32, #gpu.address_space<workgroup>> to memref<16x16xf32, strided<[64, 1], offset: ?>>
-    }
-    gpu.terminator
-  }
-  return
-}
-
-// -----
-
 // A branch on the block id is taken by the whole block: the copy there is
 // still spread over the block's threads between barriers.
 // CHECK-LABEL: func.func @uniform_branch

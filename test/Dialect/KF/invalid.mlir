@@ -143,13 +143,14 @@ kf.problem @p reference(@f) tolerance(<atol = 0x7FF0000000000000, rtol = 0.0>)
 // -----
 
 // The documented 32-bit hex literal is an f32's bits: +inf, not a denormal.
-// expected-error @below {{#kf.tolerance values must be finite, got atol = inf}}
+// expected-error @below {{#kf.tolerance values must be finite, got atol = INF}}
 kf.problem @p reference(@f) tolerance(<atol = 0x7F800000, rtol = 0.0>)
 
 // -----
 
 // A hex literal of another width is refused rather than guessed.
 // expected-error @below {{a hexadecimal float literal gives the bits of an f32 (8 hex digits, e.g. 0x7F800000) or of an f64 (16 hex digits); this one has 4}}
+// expected-error @below {{failed to parse KF_ToleranceAttr parameter 'atol'}}
 kf.problem @p reference(@f) tolerance(<atol = 0x3C00, rtol = 0.0>)
 
 // -----
