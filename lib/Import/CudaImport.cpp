@@ -90,9 +90,6 @@ std::string cudaImportKey(llvm::StringRef sourcePath, llvm::StringRef source,
   return llvm::toHex(hash.final(), /*LowerCase=*/true);
 }
 
-/// Compiles `sourcePath` with clang in `mode` (--cuda-device-only or
-/// --cuda-host-only) to LLVM IR, in a subprocess with a time limit. Code
-/// that does not compile fails with clang's diagnostics.
 /// "file.cu:LINE" for an imported op's location, else the file.
 std::string locationText(Location location, llvm::StringRef sourcePath) {
   std::string text = sourcePath.str();
@@ -108,6 +105,9 @@ std::string locationText(Location location, llvm::StringRef sourcePath) {
   return text;
 }
 
+/// Compiles `sourcePath` with clang in `mode` (--cuda-device-only or
+/// --cuda-host-only) to LLVM IR, in a subprocess with a time limit. Code
+/// that does not compile fails with clang's diagnostics.
 llvm::Expected<std::unique_ptr<llvm::Module>>
 compileCudaToIR(llvm::StringRef clang, llvm::StringRef cudaPath,
                 llvm::StringRef sourcePath, llvm::StringRef mode,
