@@ -68,23 +68,13 @@ PY
     --time-budget-ms 800 > "$dir/eval.json" 2> "$dir/eval.err"
   /usr/bin/env python3 "$bundle/bench/torch-baseline" --level 1 --name "$name" \
     --no-compile --budget 1.5 "$problem" > "$dir/torch.json" 2> "$dir/torch.err"
-  /usr/bin/env python3 - "$dir" "$name" "$out/sweep.jsonl" <<'PY'
-import json, sys
+  KF_GPU_DIR=$here /usr/bin/env python3 - "$dir" "$name" "$out/sweep.jsonl" <<'PY'
+import json, os, sys
+sys.path.insert(0, os.environ["KF_GPU_DIR"])
+from eval_results import read_candidates
 d, name, sink = sys.argv[1:]
 names = open(f"{d}/names").read().split()
-text = open(f"{d}/eval.json").read()
-dec, results, i = json.JSONDecoder(), [], 0
-while i < len(text):
-    while i < len(text) and text[i].isspace():
-        i += 1
-    if i >= len(text):
-        break
-    value, i = dec.raw_decode(text, i)
-    results.append(value)
-if len(results) == 1 and isinstance(results[0], dict) and "candidates" in results[0]:
-    results = results[0]["candidates"]
-if len(results) == 1 and isinstance(results[0], list):
-    results = results[0]
+results = read_candidates(f"{d}/eval.json")
 try:
     eager = json.load(open(f"{d}/torch.json"))["eager"]["median_ms"]
 except Exception:

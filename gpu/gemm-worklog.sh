@@ -58,23 +58,13 @@ echo "kf-evolve eval: rc=$?"
   > "$out/torch.json" 2> "$out/torch.err"
 echo "torch-baseline: rc=$?"
 
-/usr/bin/env python3 - "$out" "${variants[@]}" <<'PY'
-import json, sys
+KF_GPU_DIR=$here /usr/bin/env python3 - "$out" "${variants[@]}" <<'PY'
+import json, os, sys
+sys.path.insert(0, os.environ["KF_GPU_DIR"])
+from eval_results import read_candidates
 out, names = sys.argv[1], [v.split()[0] for v in sys.argv[2:]]
 flops = 2 * 4096 ** 3
-text = open(f"{out}/eval.json").read()
-dec, results, i = json.JSONDecoder(), [], 0
-while i < len(text):
-    while i < len(text) and text[i].isspace():
-        i += 1
-    if i >= len(text):
-        break
-    value, i = dec.raw_decode(text, i)
-    results.append(value)
-if len(results) == 1 and isinstance(results[0], dict) and "candidates" in results[0]:
-    results = results[0]["candidates"]
-if len(results) == 1 and isinstance(results[0], list):
-    results = results[0]
+results = read_candidates(f"{out}/eval.json")
 try:
     torch = json.load(open(f"{out}/torch.json"))
     eager = torch["eager"]["median_ms"]

@@ -1,6 +1,7 @@
 //===- OutputDirectoryTest.cpp - One writer per output directory ----------===//
 
 #include "kf/Search/OutputDirectory.h"
+#include "TemporaryDirectory.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -12,17 +13,9 @@ using namespace kf;
 
 namespace {
 
-struct TemporaryDirectory {
-  llvm::SmallString<128> path;
-  TemporaryDirectory() {
-    EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("kf-output", path));
-  }
-  ~TemporaryDirectory() { llvm::sys::fs::remove_directories(path); }
-  std::string operator/(llvm::StringRef name) const {
-    llvm::SmallString<128> joined(path);
-    llvm::sys::path::append(joined, name);
-    return std::string(joined);
-  }
+/// Each test's scratch directory.
+struct TemporaryDirectory : kf::testing::TemporaryDirectory {
+  TemporaryDirectory() : kf::testing::TemporaryDirectory("kf-output") {}
 };
 
 TEST(OutputDirectoryLock, SecondWriterIsRefusedUntilTheFirstEnds) {

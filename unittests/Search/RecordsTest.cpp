@@ -1,6 +1,7 @@
 //===- RecordsTest.cpp - A run's records and what they belong to ----------===//
 
 #include "kf/Search/Records.h"
+#include "TemporaryDirectory.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -11,12 +12,9 @@ using namespace kf;
 
 namespace {
 
-struct TemporaryDirectory {
-  llvm::SmallString<128> path;
-  TemporaryDirectory() {
-    EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("kf-records", path));
-  }
-  ~TemporaryDirectory() { llvm::sys::fs::remove_directories(path); }
+/// Each test's scratch directory.
+struct TemporaryDirectory : kf::testing::TemporaryDirectory {
+  TemporaryDirectory() : kf::testing::TemporaryDirectory("kf-records") {}
 };
 
 llvm::json::Object identityOf(llvm::StringRef problem, llvm::StringRef hash) {
