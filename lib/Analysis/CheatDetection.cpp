@@ -436,8 +436,75 @@ void CheatDetector::checkCallsAndGlobals(Operation *kernel) {
   });
 }
 
+namespace {
+/// Bits of the floating-point kind a tensor-core op multiplies in, or 0
+/// when it is not a float kind (integer MMAs) or not known.
+unsigned mmaFloatBits(NVVM::MMATypes type) {
+  switch (type) {
+  case NVVM::MMATypes::f64:
+    return 64;
+  case NVVM::MMATypes::f32:
+    return 32;
+  case NVVM::MMATypes::tf32:
+    return 19;
+  case NVVM::MMATypes::f16:
+  case NVVM::MMATypes::bf16:
+    return 16;
+  case NVVM::MMATypes::e4m3:
+  case NVVM::MMATypes::e5m2:
+    return 8;
+  case NVVM::MMATypes::e3m2:
+  case NVVM::MMATypes::e2m3:
+    return 6;
+  case NVVM::MMATypes::e2m1:
+    return 4;
+  default:
+    return 0;
+  }
+}
+
+/// The kind a tensor-core op multiplies its A operand in: written on the op
+/// (tf32 travels in i32 registers, so only the attribute tells), else read
+/// from the operand type (f16, bf16 and f64 fragments). WMMA ops always
+/// say it.
+std::optional<NVVM::MMATypes> multiplicandKind(Operation *op) {
+  if (auto mma = dyn_cast<NVVM::MmaOp>(op)) {
+    if (std::optional<NVVM::MMATypes> written = mma.getMultiplicandAPtxType())
+      return written;
+    if (mma.getOperandA().empty())
+      return std::nullopt;
+    Type type = getElementTypeOrSelf(mma.getOperandA().front().getType());
+    if (type.isF16())
+      return NVVM::MMATypes::f16;
+    if (type.isBF16())
+      return NVVM::MMATypes::bf16;
+    if (type.isF64())
+      return NVVM::MMATypes::f64;
+    return std::nullopt;
+  }
+  if (auto wmma = dyn_cast<NVVM::WMMAMmaOp>(op))
+    return wmma.getEltypeA();
+  return std::nullopt;
+}
+} // namespace
+
 void CheatDetector::checkPrecision(Operation *kernel) {
   kernel->walk([&](Operation *op) {
+    // Tensor cores multiply in their operand kind whatever the registers
+    // hold: f32 bits fed to a tf32 mma lose 13 bits of mantissa with no
+    // conversion op to see.
+    if (std::optional<NVVM::MMATypes> kind = multiplicandKind(op)) {
+      unsigned bits = mmaFloatBits(*kind);
+      if (bits && bits < options.minFloatBits) {
+        add("lower-precision", op, kernel,
+            llvm::formatv("multiplies {0} operands on tensor cores: the "
+                          "problem is computed in at least {1}-bit floating "
+                          "point",
+                          NVVM::stringifyMMATypes(*kind),
+                          options.minFloatBits));
+        return WalkResult::interrupt();
+      }
+    }
     if (isa<NVVM::ConvertFloatToTF32Op>(op)) {
       add("lower-precision", op, kernel,
           "converts to tf32: the problem is computed in at least " +
