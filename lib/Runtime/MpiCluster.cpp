@@ -628,12 +628,7 @@ int kf::MpiCluster::finish(int status) {
       if (!lost)
         for (size_t group = 1; group < d.driverLinks.size(); ++group) {
           d.driverLinks[group]->send(kVerdict, "finalize");
-          while (d.driverLinks[group]->hasUnsent() &&
-                 !d.driverLinks[group]->closed()) {
-            waitForChannels(d.driverLinks[group].get(),
-                            std::chrono::milliseconds(100));
-            d.driverLinks[group]->flush();
-          }
+          d.driverLinks[group]->flushAll(std::nullopt);
         }
     }
   }
@@ -772,11 +767,7 @@ bool kf::MpiCluster::serve(
     if (stopAsked && running.empty()) {
       link.send(kStopped, "");
       // The answer is on its way before this rank goes on.
-      Clock::time_point until = Clock::now() + d.limits.silence;
-      while (link.hasUnsent() && !link.closed() && Clock::now() < until) {
-        waitForChannels(&link, std::chrono::milliseconds(20));
-        link.flush();
-      }
+      link.flushAll(d.limits.silence);
       stopped = true;
       return true;
     }

@@ -124,6 +124,20 @@ void ChannelConnection::flush() {
   }
 }
 
+bool ChannelConnection::flushAll(
+    std::optional<std::chrono::milliseconds> limit) {
+  auto until = std::chrono::steady_clock::now() +
+               limit.value_or(std::chrono::milliseconds(0));
+  flush();
+  while (hasUnsent() && !isClosed &&
+         (!limit || std::chrono::steady_clock::now() < until)) {
+    ChannelConnection *self = this;
+    waitForChannels(self, std::chrono::milliseconds(20));
+    flush();
+  }
+  return !hasUnsent();
+}
+
 void ChannelConnection::putBack(std::vector<ChannelMessage> messages) {
   messages.insert(messages.end(), std::make_move_iterator(early.begin()),
                   std::make_move_iterator(early.end()));

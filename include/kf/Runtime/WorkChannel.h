@@ -55,6 +55,9 @@ public:
   void send(uint8_t tag, llvm::StringRef payload);
   /// Writes what waits in the outbox, as far as the socket takes it.
   void flush();
+  /// Waits until everything queued is written (or the connection closes),
+  /// for at most `limit` when one is given; returns whether all was written.
+  bool flushAll(std::optional<std::chrono::milliseconds> limit);
   /// Reads what has arrived (never waits) and returns the messages it
   /// completes, in order.
   std::vector<ChannelMessage> receive();
