@@ -10,7 +10,7 @@
 #   kf-bundle/gpu/gemm-tile-sweep.sh [OUT_DIR] [PROBLEM_NUMBER ...]
 #
 # Prints one row per problem and tile (median ms, p10-p90, fraction of
-# eager) and writes OUT_DIR/sweep.jsonl.
+# eager; gpu/eval-genomes.sh) and writes OUT_DIR/sweep.jsonl.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bundle=$(dirname "$here")
@@ -62,36 +62,7 @@ for t in tiles:
     names.append(name)
 open(f"{d}/names", "w").write("\n".join(names) + "\n")
 PY
-  args=()
-  while read -r variant; do args+=(--schedule "$dir/$variant.json"); done < "$dir/names"
-  "$kf" eval "$problem" "${args[@]}" --trials 2 --runs 10 --min-runs 5 \
-    --time-budget-ms 800 > "$dir/eval.json" 2> "$dir/eval.err"
-  /usr/bin/env python3 "$bundle/bench/torch-baseline" --level 1 --name "$name" \
-    --no-compile --budget 1.5 "$problem" > "$dir/torch.json" 2> "$dir/torch.err"
-  KF_GPU_DIR=$here /usr/bin/env python3 - "$dir" "$name" "$out/sweep.jsonl" <<'PY'
-import json, os, sys
-sys.path.insert(0, os.environ["KF_GPU_DIR"])
-from eval_results import read_candidates
-d, name, sink = sys.argv[1:]
-names = open(f"{d}/names").read().split()
-results = read_candidates(f"{d}/eval.json")
-try:
-    eager = json.load(open(f"{d}/torch.json"))["eager"]["median_ms"]
-except Exception:
-    eager = None
-print(f"== {name}: eager {eager if eager else '?'} ms")
-with open(sink, "a") as out:
-    for variant, r in zip(names, results):
-        t = r.get("time") or {}
-        m = t.get("median_ms")
-        row = {"problem": name, "variant": variant, "status": r.get("status"),
-               "median_ms": m, "p10_ms": t.get("p10_ms"), "p90_ms": t.get("p90_ms"),
-               "eager_ms": eager}
-        out.write(json.dumps(row) + "\n")
-        if m is None:
-            print(f"  {variant:22} {r.get('status', '?'):10} {str(r.get('message', ''))[:70]}")
-        else:
-            frac = f"{eager / m:6.2f}" if eager else ""
-            print(f"  {variant:22} {r['status']:10} {m:8.3f} ({t['p10_ms']:.3f}-{t['p90_ms']:.3f}) {frac}")
-PY
+  genomes=()
+  while read -r variant; do genomes+=("$dir/$variant.json"); done < "$dir/names"
+  "$here/eval-genomes.sh" "$out" "$problem" "${genomes[@]}"
 done

@@ -48,6 +48,8 @@ llvm::StringRef kf::stringifyMutationAction(MutationAction action) {
     return "decompose-reductions";
   case MutationAction::StageOperands:
     return "stage-operands";
+  case MutationAction::TransposeOperands:
+    return "transpose-operands";
   }
   llvm_unreachable("unknown action");
 }
@@ -61,7 +63,7 @@ llvm::ArrayRef<MutationAction> kf::actionsOf(ExpertFocus focus) {
   static const A memory[] = {A::VectorWidth, A::FuseElementwise,
                              A::StageOperands};
   static const A compute[] = {A::ReductionStep, A::SplitReduction,
-                              A::StageOperands};
+                              A::StageOperands, A::TransposeOperands};
   static const A parallelism[] = {A::Threads, A::SplitReduction};
   static const A structure[] = {A::FuseElementwise, A::CollapseReductions,
                                 A::DecomposeReductions, A::SplitReduction};
@@ -483,6 +485,21 @@ std::string mutateStructure(Schedule &genome, const Restructured &structure,
     genome.splitFactors.clear();
     return genome.decomposeReductions ? "decompose multi-loop reductions"
                                       : "keep multi-loop reductions whole";
+  case MutationAction::TransposeOperands: {
+    // Only where some contraction has an operand to copy.
+    if (!llvm::any_of(structure.shapes, [](const OpShape &shape) {
+          return shape.contraction.has_value();
+        }) &&
+        genome.kOuterCopies == KOuterCopies::None)
+      return "";
+    KOuterCopies next[] = {KOuterCopies::B, KOuterCopies::AB,
+                           KOuterCopies::None};
+    genome.kOuterCopies = next[static_cast<int>(genome.kOuterCopies)];
+    genome.splitFactors.clear();
+    return llvm::formatv("K-outer operand copies: {0}",
+                         kOuterCopiesName(genome.kOuterCopies))
+        .str();
+  }
   case MutationAction::SplitReduction: {
     genome.splitFactors.resize(structure.splittable.size(), 0);
     llvm::SmallVector<unsigned> candidates;
@@ -518,6 +535,7 @@ bool isStructural(MutationAction action) {
   return action == MutationAction::FuseElementwise ||
          action == MutationAction::CollapseReductions ||
          action == MutationAction::DecomposeReductions ||
+         action == MutationAction::TransposeOperands ||
          action == MutationAction::SplitReduction;
 }
 
@@ -745,6 +763,12 @@ std::string kf::describeGenome(const Schedule &genome) {
     append("collapse");
   if (genome.decomposeReductions)
     append("decompose");
+  if (genome.kOuterCopies != KOuterCopies::None)
+    append(("K-outer copies of " +
+            llvm::StringRef(genome.kOuterCopies == KOuterCopies::AB
+                                ? "A and B"
+                                : "B"))
+               .str());
   for (auto [index, factor] : llvm::enumerate(genome.splitFactors))
     if (factor > 0)
       append(llvm::formatv("split op{0} {1} ways", index, factor).str());

@@ -146,6 +146,19 @@ FailureOr<kf::ContractionLoops> kf::analyzeContraction(linalg::LinalgOp op,
   return loops;
 }
 
+bool kf::hasKContiguousRows(linalg::LinalgOp op, unsigned index,
+                            const ContractionLoops &loops) {
+  AffineMap map = op.getMatchingIndexingMap(op.getDpsInputOperand(index));
+  unsigned rank = map.getNumResults();
+  if (rank < 2)
+    return false;
+  auto last = dyn_cast<AffineDimExpr>(map.getResult(rank - 1));
+  auto outer = dyn_cast<AffineDimExpr>(map.getResult(rank - 2));
+  unsigned sideLoop = index == 0 ? loops.mLoop : loops.nLoop;
+  return last && outer && last.getPosition() == loops.kLoop &&
+         outer.getPosition() == sideLoop;
+}
+
 std::optional<std::string>
 kf::checkContractionTile(const ContractionLoops &loops,
                          const ContractionTile &tile) {

@@ -161,7 +161,8 @@ defaultOpSchedule(const ScheduledOp &info,
 /// Whether the structure genes other than splits rewrite the reference.
 bool rewritesOps(const kf::Schedule &schedule) {
   return schedule.fuseElementwise || schedule.collapseReductions ||
-         schedule.decomposeReductions;
+         schedule.decomposeReductions ||
+         schedule.kOuterCopies != kf::KOuterCopies::None;
 }
 
 bool hasSplits(const kf::Schedule &schedule) {
@@ -194,6 +195,17 @@ void renderStructure(llvm::raw_ostream &os, const kf::Schedule &schedule,
                           next + 1, pass, next);
       ++next;
     }
+    // Last: fusion would fuse the copies (elementwise) back into their
+    // contractions.
+    if (schedule.kOuterCopies != kf::KOuterCopies::None)
+      os << llvm::formatv(
+          "    %sfunc{0} = transform.apply_registered_pass "
+          "\"kf-transpose-contraction-operands\" with options = {{ \"a\" = "
+          "{1}, \"b\" = true } to %sfunc{2} : (!transform.any_op) -> "
+          "!transform.any_op\n",
+          next + 1,
+          schedule.kOuterCopies == kf::KOuterCopies::AB ? "true" : "false",
+          next);
     return;
   }
   os << "    %sops = transform.structured.match interface{LinalgOp} in %root "
@@ -358,18 +370,40 @@ FailureOr<kf::Schedule> kf::buildDefaultSchedule(func::FuncOp reference,
     return reference.emitError()
            << "the reference has no linalg operation to schedule";
   Schedule schedule;
-  bool anySplit = false;
-  for (ScheduledOp &info : *ops) {
-    FailureOr<OpSchedule> op = defaultOpSchedule(info, kind);
-    if (failed(op))
+  SmallVector<OpShape> shapes;
+  // A GEMM kernel reading an operand down the columns of its tile (rows
+  // along K) reads a K-outer copy instead.
+  bool wantsCopies =
+      kind == DefaultSchedule::Tuned &&
+      llvm::any_of(*ops, [](const ScheduledOp &info) {
+        linalg::LinalgOp op = info.op;
+        return info.contraction && defaultContractionTile(*info.contraction) &&
+               hasKContiguousRows(op, 1, *info.contraction);
+      });
+  if (wantsCopies) {
+    schedule.kOuterCopies = KOuterCopies::B;
+    FailureOr<Restructured> copied = restructure(reference, schedule);
+    if (failed(copied))
       return failure();
+    schedule.ops = copied->defaults;
+    shapes = copied->shapes;
+  } else {
+    for (ScheduledOp &info : *ops) {
+      FailureOr<OpSchedule> op = defaultOpSchedule(info, kind);
+      if (failed(op))
+        return failure();
+      schedule.ops.push_back(std::move(*op));
+    }
+    shapes = shapesOf(*ops);
+  }
+  bool anySplit = false;
+  for (auto [op, shape] : llvm::zip_equal(schedule.ops, shapes)) {
     // A GEMM kernel whose blocks leave SMs idle splits its K loop.
     int64_t split = 0;
-    if (op->contraction.isSet())
-      split = kf::splitKFactor(*info.contraction, op->contraction);
+    if (op.contraction.isSet() && shape.contraction)
+      split = kf::splitKFactor(*shape.contraction, op.contraction);
     schedule.splitFactors.push_back(split);
     anySplit |= split > 0;
-    schedule.ops.push_back(std::move(*op));
   }
   if (!anySplit) {
     schedule.splitFactors.clear();
@@ -926,11 +960,44 @@ llvm::json::Value kf::toJSON(const Schedule &schedule) {
       object["gemm"] = toJSON(op.contraction);
     ops.push_back(std::move(object));
   }
-  return llvm::json::Object{{"fuse", schedule.fuseElementwise},
+  llvm::json::Object object{{"fuse", schedule.fuseElementwise},
                             {"collapse", schedule.collapseReductions},
                             {"decompose", schedule.decomposeReductions},
                             {"splits", toArray(schedule.splitFactors)},
                             {"ops", std::move(ops)}};
+  if (schedule.kOuterCopies != KOuterCopies::None)
+    object["transpose"] = kOuterCopiesName(schedule.kOuterCopies);
+  return object;
+}
+
+llvm::StringRef kf::kOuterCopiesName(KOuterCopies copies) {
+  switch (copies) {
+  case KOuterCopies::None:
+    return "none";
+  case KOuterCopies::B:
+    return "b";
+  case KOuterCopies::AB:
+    return "ab";
+  }
+  llvm_unreachable("unknown KOuterCopies");
+}
+
+/// Reads the optional "transpose" gene ("none", "b" or "ab").
+static bool mapKOuterCopies(const llvm::json::Value &value,
+                            kf::KOuterCopies &copies, llvm::json::Path path) {
+  copies = kf::KOuterCopies::None;
+  const llvm::json::Value *field = value.getAsObject()->get("transpose");
+  if (!field)
+    return true;
+  std::optional<llvm::StringRef> name = field->getAsString();
+  for (kf::KOuterCopies candidate :
+       {kf::KOuterCopies::None, kf::KOuterCopies::B, kf::KOuterCopies::AB})
+    if (name && *name == kf::kOuterCopiesName(candidate)) {
+      copies = candidate;
+      return true;
+    }
+  path.field("transpose").report("expected \"none\", \"b\" or \"ab\"");
+  return false;
 }
 
 bool kf::fromJSON(const llvm::json::Value &value, Schedule &schedule,
@@ -940,6 +1007,7 @@ bool kf::fromJSON(const llvm::json::Value &value, Schedule &schedule,
       !mapper.map("collapse", schedule.collapseReductions) ||
       // Absent in schedules stored before the gene existed.
       !mapper.mapOptional("decompose", schedule.decomposeReductions) ||
+      !mapKOuterCopies(value, schedule.kOuterCopies, path) ||
       !mapSizes(value, "splits", schedule.splitFactors, path))
     return false;
   const llvm::json::Array *ops = value.getAsObject()->getArray("ops");

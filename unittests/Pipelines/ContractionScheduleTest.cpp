@@ -81,6 +81,9 @@ TEST_F(ContractionScheduleTest, TransposedOperandAndBatch) {
   ASSERT_TRUE(succeeded(loops));
   EXPECT_EQ(loops->aContiguousLoop, loops->mLoop);
   EXPECT_EQ(loops->bContiguousLoop, loops->kLoop);
+  // B ([N, K]) is read down its tile's columns; A ([K, M]) is not.
+  EXPECT_FALSE(kf::hasKContiguousRows(transposed, 0, *loops));
+  EXPECT_TRUE(kf::hasKContiguousRows(transposed, 1, *loops));
 
   linalg::LinalgOp batch = lastOp(function(
       "tensor<8x128x64xf32>", "tensor<8x64x256xf32>", "tensor<8x128x256xf32>",
@@ -230,6 +233,62 @@ TEST_F(ContractionScheduleTest, ScheduleJSONKeepsTheTile) {
   ASSERT_TRUE(kf::fromJSON(value, copy, root));
   EXPECT_FALSE(copy.ops[0].contraction.isSet());
   EXPECT_TRUE(copy.ops[1].contraction == schedule.ops[1].contraction);
+  EXPECT_EQ(copy.kOuterCopies, kf::KOuterCopies::None);
+  EXPECT_FALSE(value.getAsObject()->get("transpose"));
+}
+
+TEST_F(ContractionScheduleTest, ScheduleJSONKeepsTheKOuterCopies) {
+  for (kf::KOuterCopies copies : {kf::KOuterCopies::B, kf::KOuterCopies::AB}) {
+    kf::Schedule schedule;
+    schedule.kOuterCopies = copies;
+    llvm::json::Value value = kf::toJSON(schedule);
+    kf::Schedule copy;
+    llvm::json::Path::Root root;
+    ASSERT_TRUE(kf::fromJSON(value, copy, root));
+    EXPECT_EQ(copy.kOuterCopies, copies);
+  }
+  // An unknown spelling is an error, not "none".
+  llvm::json::Value bad = llvm::json::Object{{"fuse", false},
+                                             {"collapse", false},
+                                             {"transpose", "ba"},
+                                             {"splits", llvm::json::Array{}},
+                                             {"ops", llvm::json::Array{}}};
+  kf::Schedule copy;
+  llvm::json::Path::Root root;
+  EXPECT_FALSE(kf::fromJSON(bad, copy, root));
+}
+
+TEST_F(ContractionScheduleTest, DefaultCopiesBWhenItsRowsRunAlongK) {
+  // A @ B.T: the default gives B a K-outer copy, a kernel of its own before
+  // the GEMM kernel, which then reads B as [K, N].
+  lastOp(function(
+      "tensor<512x256xf32>", "tensor<1024x256xf32>", "tensor<512x1024xf32>",
+      "linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, "
+      "affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] "
+      "ins(%a, %b : tensor<512x256xf32>, tensor<1024x256xf32>) "
+      "outs(%acc : tensor<512x1024xf32>) -> tensor<512x1024xf32>"));
+  auto reference = cast<func::FuncOp>(module->getBody()->front());
+  FailureOr<kf::Schedule> schedule = kf::buildDefaultSchedule(reference);
+  ASSERT_TRUE(succeeded(schedule));
+  EXPECT_EQ(schedule->kOuterCopies, kf::KOuterCopies::B);
+  // The transpose, the fill and the GEMM kernel.
+  ASSERT_EQ(schedule->ops.size(), 3u);
+  EXPECT_FALSE(schedule->ops[0].contraction.isSet());
+  EXPECT_TRUE(schedule->ops[2].contraction.isSet());
+  FailureOr<kf::Restructured> structure =
+      kf::restructure(reference, *schedule);
+  ASSERT_TRUE(succeeded(structure));
+  ASSERT_TRUE(structure->shapes[2].contraction.has_value());
+  EXPECT_EQ(structure->shapes[2].contraction->bContiguousLoop,
+            structure->shapes[2].contraction->nLoop);
+  EXPECT_TRUE(succeeded(kf::renderSchedule(reference, *schedule)));
+
+  // The naive default (the trusted reference's) rewrites nothing.
+  FailureOr<kf::Schedule> naive =
+      kf::buildDefaultSchedule(reference, kf::DefaultSchedule::Naive);
+  ASSERT_TRUE(succeeded(naive));
+  EXPECT_EQ(naive->kOuterCopies, kf::KOuterCopies::None);
+  EXPECT_EQ(naive->ops.size(), 2u);
 }
 
 } // namespace

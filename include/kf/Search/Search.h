@@ -54,6 +54,9 @@ enum class MutationAction {
   /// Stage an op's input tiles in shared memory with a register tile per
   /// thread, or change its tiles (block, thread, reduction stage, step).
   StageOperands,
+  /// Change which GEMM-kernel operands with rows along K get K-outer copies
+  /// (none, B, A and B).
+  TransposeOperands,
 };
 llvm::StringRef stringifyMutationAction(MutationAction action);
 /// The actions an expert of `focus` chooses among.

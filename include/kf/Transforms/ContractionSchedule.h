@@ -91,6 +91,14 @@ struct ContractionLoops {
 llvm::FailureOr<ContractionLoops>
 analyzeContraction(mlir::linalg::LinalgOp op, std::string *whyNot = nullptr);
 
+/// Whether input `index` (0: A, 1: B) of contraction `op` has its rows along
+/// the K loop with its M (A) or N (B) loop just outside: the operand the
+/// GEMM kernel reads down the columns of its shared-memory tile, which a
+/// swap of the last two dimensions (kf-transpose-contraction-operands)
+/// makes contiguous along M or N.
+bool hasKContiguousRows(mlir::linalg::LinalgOp op, unsigned index,
+                        const ContractionLoops &loops);
+
 /// Why `tile` cannot compute `loops` (tiles that do not divide the loops,
 /// too many threads, too much shared memory, ...), or nullopt when it can.
 std::optional<std::string> checkContractionTile(const ContractionLoops &loops,

@@ -239,6 +239,33 @@ def KFCollapseReductionDims
                            "::mlir::tensor::TensorDialect"];
 }
 
+def KFTransposeContractionOperands
+    : Pass<"kf-transpose-contraction-operands", "mlir::func::FuncOp"> {
+  let summary = "Give the GEMM kernel's operands K-outer copies where their rows run along K";
+  let description = [{
+    The pipelined GEMM kernel stages its operand tiles in shared memory in
+    the layout the operands have in global memory, then reads a column of
+    TM elements of A's tile and a row of TN elements of B's tile at each k.
+    An operand whose rows run along K (B as [N, K]: `A @ B.T`, and every
+    `torch.nn.Linear` weight) is read down a column of its tile, with 16-way
+    bank conflicts. For each contraction the GEMM kernel takes
+    (`kf::analyzeContraction`) and each selected input whose last dimension
+    is the K loop and whose next-to-last is its M or N loop, this pass
+    inserts a `linalg.transpose` swapping those two dimensions and makes the
+    contraction a `linalg.generic` that reads the copy: the transpose is a
+    kernel of its own, one read and one write of the operand. Schedules run
+    it as a structure gene after fusion, collapsing and decomposing.
+  }];
+  let options = [
+    Option<"transposeA", "a", "bool", /*default=*/"false",
+           "Transpose the first input (A as [M, K])">,
+    Option<"transposeB", "b", "bool", /*default=*/"true",
+           "Transpose the second input (B as [N, K])">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def KFDecomposeReductions
     : Pass<"kf-decompose-reductions", "mlir::func::FuncOp"> {
   let summary = "Split reductions over several loops into a partial and a combining reduction";

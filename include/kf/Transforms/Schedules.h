@@ -64,9 +64,12 @@ struct OpSchedule {
   ContractionTile contraction;
 };
 
+/// Which inputs of a contraction kf-transpose-contraction-operands copies.
+enum class KOuterCopies { None, B, AB };
+
 /// The schedule of a whole reference function. Its structure genes first
 /// rewrite the reference (in this order: fusion, collapsing, decomposing,
-/// splitting);
+/// K-outer operand copies, splitting);
 /// then each linalg op of the rewritten function, in the order the ops
 /// appear, gets its own kernel, mapped by one OpSchedule.
 struct Schedule {
@@ -80,7 +83,13 @@ struct Schedule {
   /// one) into a partial reduction over its innermost loop and a combining
   /// reduction (kf-decompose-reductions), so that a split applies.
   bool decomposeReductions = false;
-  /// Per linalg op after fusion, collapsing and decomposing: split its single
+  /// Inputs of the GEMM kernel's contractions whose rows run along K get a
+  /// K-outer copy, transposed once by a kernel of its own
+  /// (kf-transpose-contraction-operands): B alone ([N, K], as nn.Linear's
+  /// weight), or both A ([M, K]) and B.
+  KOuterCopies kOuterCopies = KOuterCopies::None;
+  /// Per linalg op after fusion, collapsing, decomposing and K-outer copies:
+  /// split its single
   /// reduction loop this many ways (0: no split;
   /// transform.structured.split_reduction with the split innermost). The op
   /// becomes a fill, a partial reduction with the split as a new parallel loop,
@@ -122,8 +131,8 @@ describeOps(mlir::func::FuncOp reference);
 
 /// What a schedule's structure genes make of the reference.
 struct Restructured {
-  /// The ops after fusion, collapsing and decomposing: what splitFactors
-  /// index.
+  /// The ops after fusion, collapsing, decomposing and K-outer copies:
+  /// what splitFactors index.
   llvm::SmallVector<OpShape> splittable;
   /// The ops after splitting too: what Schedule::ops index.
   llvm::SmallVector<OpShape> shapes;
@@ -166,10 +175,12 @@ mlir::FailureOr<std::string> renderSchedule(mlir::func::FuncOp reference,
 
 /// A schedule as JSON (what the experience library stores and reuses):
 /// {"fuse": bool, "collapse": bool, "decompose": bool (optional, false),
-/// "splits": [int], "ops": [{"block":
+/// "transpose": "none" | "b" | "ab" (optional, "none"), "splits": [int], "ops": [{"block":
 /// [int], "threads": [int], "vector": int, "step": int, "stage": int
 /// (optional, 0), "gemm": ContractionTile (optional, unset)}]}.
 llvm::json::Value toJSON(const Schedule &schedule);
+/// The gene's JSON spelling: "none", "b" or "ab".
+llvm::StringRef kOuterCopiesName(KOuterCopies copies);
 bool fromJSON(const llvm::json::Value &value, Schedule &schedule,
               llvm::json::Path path);
 
