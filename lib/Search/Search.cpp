@@ -763,6 +763,8 @@ std::string kf::describeGenome(const Schedule &genome) {
     append("collapse");
   if (genome.decomposeReductions)
     append("decompose");
+  if (genome.collapseContractionLoops)
+    append("collapse contraction loops");
   if (genome.kOuterCopies != KOuterCopies::None)
     append(("K-outer copies of " +
             llvm::StringRef(genome.kOuterCopies == KOuterCopies::AB

@@ -3,6 +3,7 @@
 #include "kf/Transforms/ContractionSchedule.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/AffineExpr.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InterleavedRange.h"
@@ -142,21 +143,56 @@ FailureOr<kf::ContractionLoops> kf::analyzeContraction(linalg::LinalgOp op,
         cast<ShapedType>(operand->get().getType()).getShape().back();
     (index == 0 ? loops.aContiguousLoop : loops.bContiguousLoop) = contiguous;
     (index == 0 ? loops.aRowLength : loops.bRowLength) = rowLength;
+    unsigned rank = map.getNumResults();
+    unsigned sideLoop = index == 0 ? loops.mLoop : loops.nLoop;
+    (index == 0 ? loops.aRowsAlongK : loops.bRowsAlongK) =
+        contiguous == loops.kLoop && rank >= 2 &&
+        map.getResult(rank - 2) == getAffineDimExpr(sideLoop, op.getContext());
   }
   return loops;
 }
 
-bool kf::hasKContiguousRows(linalg::LinalgOp op, unsigned index,
-                            const ContractionLoops &loops) {
-  AffineMap map = op.getMatchingIndexingMap(op.getDpsInputOperand(index));
-  unsigned rank = map.getNumResults();
-  if (rank < 2)
-    return false;
-  auto last = dyn_cast<AffineDimExpr>(map.getResult(rank - 1));
-  auto outer = dyn_cast<AffineDimExpr>(map.getResult(rank - 2));
-  unsigned sideLoop = index == 0 ? loops.mLoop : loops.nLoop;
-  return last && outer && last.getPosition() == loops.kLoop &&
-         outer.getPosition() == sideLoop;
+namespace {
+/// Maximal runs of two or more consecutive loops among `loops` (sorted)
+/// that every map keeps adjacent and in order, appended to `runs`.
+void appendPreservedRuns(ArrayRef<AffineMap> maps, ArrayRef<unsigned> loops,
+                         SmallVectorImpl<ReassociationIndices> &runs) {
+  for (size_t start = 0; start < loops.size();) {
+    ReassociationIndices run{static_cast<int64_t>(loops[start])};
+    size_t end = start + 1;
+    for (; end < loops.size() && loops[end] == loops[end - 1] + 1; ++end) {
+      ReassociationIndices longer = run;
+      longer.push_back(loops[end]);
+      if (!linalg::areDimSequencesPreserved(maps, {longer}))
+        break;
+      run = std::move(longer);
+    }
+    if (run.size() >= 2)
+      runs.push_back(std::move(run));
+    start = end;
+  }
+}
+} // namespace
+
+SmallVector<ReassociationIndices>
+kf::collapsibleContractionLoops(linalg::LinalgOp op) {
+  SmallVector<ReassociationIndices> runs;
+  if (!linalg::isaContractionOpInterface(op))
+    return runs;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  // areDimSequencesPreserved is only defined for projected permutations.
+  if (!llvm::all_of(maps,
+                    [](AffineMap map) { return map.isProjectedPermutation(); }))
+    return runs;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims))
+    return runs;
+  for (SmallVector<unsigned, 2> loops : {dims->m, dims->n}) {
+    llvm::sort(loops);
+    appendPreservedRuns(maps, loops, runs);
+  }
+  return runs;
 }
 
 std::optional<std::string>

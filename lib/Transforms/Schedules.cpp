@@ -161,7 +161,7 @@ defaultOpSchedule(const ScheduledOp &info,
 /// Whether the structure genes other than splits rewrite the reference.
 bool rewritesOps(const kf::Schedule &schedule) {
   return schedule.fuseElementwise || schedule.collapseReductions ||
-         schedule.decomposeReductions ||
+         schedule.decomposeReductions || schedule.collapseContractionLoops ||
          schedule.kOuterCopies != kf::KOuterCopies::None;
 }
 
@@ -186,7 +186,9 @@ void renderStructure(llvm::raw_ostream &os, const kf::Schedule &schedule,
          {std::pair<bool, StringRef>{schedule.fuseElementwise,
                                      "kf-fuse-elementwise"},
           {schedule.collapseReductions, "kf-collapse-reduction-dims"},
-          {schedule.decomposeReductions, "kf-decompose-reductions"}}) {
+          {schedule.decomposeReductions, "kf-decompose-reductions"},
+          {schedule.collapseContractionLoops,
+           "kf-collapse-contraction-dims"}}) {
       if (!enabled)
         continue;
       os << llvm::formatv("    %sfunc{0} = transform.apply_registered_pass "
@@ -371,22 +373,29 @@ FailureOr<kf::Schedule> kf::buildDefaultSchedule(func::FuncOp reference,
            << "the reference has no linalg operation to schedule";
   Schedule schedule;
   SmallVector<OpShape> shapes;
-  // A GEMM kernel reading an operand down the columns of its tile (rows
-  // along K) reads a K-outer copy instead.
-  bool wantsCopies =
-      kind == DefaultSchedule::Tuned &&
-      llvm::any_of(*ops, [](const ScheduledOp &info) {
-        linalg::LinalgOp op = info.op;
-        return info.contraction && defaultContractionTile(*info.contraction) &&
-               hasKContiguousRows(op, 1, *info.contraction);
-      });
-  if (wantsCopies) {
-    schedule.kOuterCopies = KOuterCopies::B;
-    FailureOr<Restructured> copied = restructure(reference, schedule);
-    if (failed(copied))
+  if (kind == DefaultSchedule::Tuned) {
+    // Contractions with several M (or N) loops in a row become GEMMs.
+    schedule.collapseContractionLoops =
+        llvm::any_of(*ops, [](const ScheduledOp &info) {
+          return !collapsibleContractionLoops(info.op).empty();
+        });
+    FailureOr<Restructured> structure = restructure(reference, schedule);
+    if (failed(structure))
       return failure();
-    schedule.ops = copied->defaults;
-    shapes = copied->shapes;
+    // A GEMM kernel reading an operand down the columns of its tile (rows
+    // along K) reads a K-outer copy instead.
+    if (llvm::any_of(structure->shapes, [](const OpShape &shape) {
+          return shape.contraction &&
+                 defaultContractionTile(*shape.contraction) &&
+                 shape.contraction->bRowsAlongK;
+        })) {
+      schedule.kOuterCopies = KOuterCopies::B;
+      structure = restructure(reference, schedule);
+      if (failed(structure))
+        return failure();
+    }
+    schedule.ops = structure->defaults;
+    shapes = structure->shapes;
   } else {
     for (ScheduledOp &info : *ops) {
       FailureOr<OpSchedule> op = defaultOpSchedule(info, kind);
@@ -660,6 +669,8 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
   SmallVector<unsigned> foralls(numOps, 0);
   SmallVector<StagedOp> stagedOps;
   bool vectorize = false;
+  // The ops vectorized per thread (their block foralls' handles).
+  SmallVector<unsigned> vectorizedOps;
   for (auto [index, info, opSchedule] : llvm::enumerate(*ops, schedule.ops)) {
     if (fusedFills[index])
       continue;
@@ -757,6 +768,7 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
     // Vectorized ops need static tiles per thread: each thread's share of
     // every mapped loop, exactly.
     vectorize = true;
+    vectorizedOps.push_back(index);
     SmallVector<int64_t> threadTile(info.numLoops, 0);
     for (unsigned p = 0; p < numParallel; ++p) {
       unsigned loop = info.parallelLoops[p];
@@ -829,7 +841,24 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
                         index);
   }
 
-  if (vectorize) {
+  bool anyGemm =
+      llvm::any_of(gemms, [](const auto &loops) { return loops.has_value(); });
+  if (vectorize && anyGemm) {
+    // The same clean-up, confined to the vectorized ops: canonicalizing the
+    // whole function also rewrites the GEMM kernels' operand copies, which
+    // nvgpu.create_async_groups then no longer recognizes ("no shared
+    // memory copy").
+    for (unsigned index : vectorizedOps)
+      os << llvm::formatv(
+          "    transform.apply_patterns to %bforall{0} {{\n"
+          "      transform.apply_patterns.canonicalization\n"
+          "    } : !transform.any_op\n"
+          "    %vloops{0} = transform.structured.match ops{{[\"scf.for\"]} in "
+          "%bforall{0} : (!transform.any_op) -> !transform.any_op\n"
+          "    transform.loop.hoist_loop_invariant_subsets %vloops{0} : "
+          "!transform.any_op\n",
+          index);
+  } else if (vectorize) {
     // Keep loop-carried accumulators in registers
     // (on tensors, before bufferization), and after bufferization lower
     // transfers to plain vector loads and stores. fold_memref_alias_ops is
@@ -846,8 +875,6 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
        << "    transform.loop.hoist_loop_invariant_subsets %loops : "
           "!transform.any_op\n";
   }
-  bool anyGemm =
-      llvm::any_of(gemms, [](const auto &loops) { return loops.has_value(); });
   if (anyGemm)
     // The GEMM kernels' vectorized copies must write into their workgroup
     // buffers in place, not through a private temporary per thread.
@@ -965,6 +992,8 @@ llvm::json::Value kf::toJSON(const Schedule &schedule) {
                             {"decompose", schedule.decomposeReductions},
                             {"splits", toArray(schedule.splitFactors)},
                             {"ops", std::move(ops)}};
+  if (schedule.collapseContractionLoops)
+    object["collapse_mn"] = true;
   if (schedule.kOuterCopies != KOuterCopies::None)
     object["transpose"] = kOuterCopiesName(schedule.kOuterCopies);
   return object;
@@ -1007,6 +1036,7 @@ bool kf::fromJSON(const llvm::json::Value &value, Schedule &schedule,
       !mapper.map("collapse", schedule.collapseReductions) ||
       // Absent in schedules stored before the gene existed.
       !mapper.mapOptional("decompose", schedule.decomposeReductions) ||
+      !mapper.mapOptional("collapse_mn", schedule.collapseContractionLoops) ||
       !mapKOuterCopies(value, schedule.kOuterCopies, path) ||
       !mapSizes(value, "splits", schedule.splitFactors, path))
     return false;

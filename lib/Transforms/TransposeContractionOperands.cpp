@@ -97,7 +97,7 @@ struct KFTransposeContractionOperandsPass
       SmallVector<unsigned> indices;
       for (unsigned index : {0u, 1u})
         if ((index == 0 ? transposeA : transposeB) &&
-            kf::hasKContiguousRows(op, index, *loops))
+            loops->rowsAlongK(index))
           indices.push_back(index);
       if (!indices.empty())
         work.push_back({op, indices});

@@ -82,8 +82,8 @@ TEST_F(ContractionScheduleTest, TransposedOperandAndBatch) {
   EXPECT_EQ(loops->aContiguousLoop, loops->mLoop);
   EXPECT_EQ(loops->bContiguousLoop, loops->kLoop);
   // B ([N, K]) is read down its tile's columns; A ([K, M]) is not.
-  EXPECT_FALSE(kf::hasKContiguousRows(transposed, 0, *loops));
-  EXPECT_TRUE(kf::hasKContiguousRows(transposed, 1, *loops));
+  EXPECT_FALSE(loops->aRowsAlongK);
+  EXPECT_TRUE(loops->bRowsAlongK);
 
   linalg::LinalgOp batch = lastOp(function(
       "tensor<8x128x64xf32>", "tensor<8x64x256xf32>", "tensor<8x128x256xf32>",
@@ -289,6 +289,54 @@ TEST_F(ContractionScheduleTest, DefaultCopiesBWhenItsRowsRunAlongK) {
   ASSERT_TRUE(succeeded(naive));
   EXPECT_EQ(naive->kOuterCopies, kf::KOuterCopies::None);
   EXPECT_EQ(naive->ops.size(), 2u);
+}
+
+TEST_F(ContractionScheduleTest, DefaultCollapsesTheMLoopsOfATensorTimesMatrix) {
+  // A[b, i, j, k] * B[k, l]: three M loops, two of them larger than 1, which
+  // the GEMM kernel refuses; collapsed, a 4096 x 256 x 128 GEMM.
+  linalg::LinalgOp op = lastOp(
+      "func.func @f(%a: tensor<4x8x128x128xf32>, %b: tensor<128x256xf32>) -> "
+      "tensor<4x8x128x256xf32> {\n"
+      "  %zero = arith.constant 0.0 : f32\n"
+      "  %init = tensor.empty() : tensor<4x8x128x256xf32>\n"
+      "  %acc = linalg.fill ins(%zero : f32) outs(%init : "
+      "tensor<4x8x128x256xf32>) -> tensor<4x8x128x256xf32>\n"
+      "  %r = linalg.generic {indexing_maps = [affine_map<(i, j, k, l, m) -> "
+      "(i, j, k, m)>, affine_map<(i, j, k, l, m) -> (m, l)>, "
+      "affine_map<(i, j, k, l, m) -> (i, j, k, l)>], iterator_types = "
+      "[\"parallel\", \"parallel\", \"parallel\", \"parallel\", "
+      "\"reduction\"]} ins(%a, %b : tensor<4x8x128x128xf32>, "
+      "tensor<128x256xf32>) outs(%acc : tensor<4x8x128x256xf32>) {\n"
+      "  ^bb0(%x: f32, %y: f32, %o: f32):\n"
+      "    %p = arith.mulf %x, %y : f32\n"
+      "    %s = arith.addf %o, %p : f32\n"
+      "    linalg.yield %s : f32\n"
+      "  } -> tensor<4x8x128x256xf32>\n"
+      "  return %r : tensor<4x8x128x256xf32>\n}\n");
+  EXPECT_TRUE(failed(kf::analyzeContraction(op)));
+  SmallVector<ReassociationIndices> runs =
+      kf::collapsibleContractionLoops(op);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0], (ReassociationIndices{0, 1, 2}));
+
+  auto reference = cast<func::FuncOp>(module->getBody()->front());
+  FailureOr<kf::Schedule> schedule = kf::buildDefaultSchedule(reference);
+  ASSERT_TRUE(succeeded(schedule));
+  EXPECT_TRUE(schedule->collapseContractionLoops);
+  EXPECT_EQ(schedule->kOuterCopies, kf::KOuterCopies::None);
+  FailureOr<kf::Restructured> structure =
+      kf::restructure(reference, *schedule);
+  ASSERT_TRUE(succeeded(structure));
+  ASSERT_EQ(structure->shapes.size(), 2u);
+  ASSERT_TRUE(structure->shapes[1].contraction.has_value());
+  EXPECT_EQ(structure->shapes[1].contraction->m, 4 * 8 * 128);
+  EXPECT_TRUE(schedule->ops[1].contraction.isSet());
+  EXPECT_TRUE(succeeded(kf::renderSchedule(reference, *schedule)));
+  llvm::json::Value value = kf::toJSON(*schedule);
+  kf::Schedule copy;
+  llvm::json::Path::Root root;
+  ASSERT_TRUE(kf::fromJSON(value, copy, root));
+  EXPECT_TRUE(copy.collapseContractionLoops);
 }
 
 } // namespace

@@ -18,6 +18,7 @@
 #define KF_TRANSFORMS_CONTRACTIONSCHEDULE_H
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/JSON.h"
@@ -82,6 +83,15 @@ struct ContractionLoops {
   /// The extent of each operand's innermost dimension in memory (its row
   /// length): 16-byte copies need rows that start 16-byte aligned.
   int64_t aRowLength = 0, bRowLength = 0;
+  /// Whether each operand's rows run along K with its M (A) or N (B) loop
+  /// just outside: the GEMM kernel then reads it down the columns of its
+  /// shared-memory tile, which a swap of its last two dimensions
+  /// (kf-transpose-contraction-operands) makes contiguous along M or N.
+  bool aRowsAlongK = false, bRowsAlongK = false;
+
+  bool rowsAlongK(unsigned operand) const {
+    return operand == 0 ? aRowsAlongK : bRowsAlongK;
+  }
 };
 
 /// Whether `op` is a contraction the GEMM kernel can compute: two f32
@@ -91,13 +101,11 @@ struct ContractionLoops {
 llvm::FailureOr<ContractionLoops>
 analyzeContraction(mlir::linalg::LinalgOp op, std::string *whyNot = nullptr);
 
-/// Whether input `index` (0: A, 1: B) of contraction `op` has its rows along
-/// the K loop with its M (A) or N (B) loop just outside: the operand the
-/// GEMM kernel reads down the columns of its shared-memory tile, which a
-/// swap of the last two dimensions (kf-transpose-contraction-operands)
-/// makes contiguous along M or N.
-bool hasKContiguousRows(mlir::linalg::LinalgOp op, unsigned index,
-                        const ContractionLoops &loops);
+/// The runs of a contraction's M loops and of its N loops that every
+/// indexing map keeps adjacent and in order, each of which can become one
+/// loop (kf-collapse-contraction-dims); none for other ops.
+llvm::SmallVector<mlir::ReassociationIndices>
+collapsibleContractionLoops(mlir::linalg::LinalgOp op);
 
 /// Why `tile` cannot compute `loops` (tiles that do not divide the loops,
 /// too many threads, too much shared memory, ...), or nullopt when it can.

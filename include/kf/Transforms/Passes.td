@@ -239,6 +239,27 @@ def KFCollapseReductionDims
                            "::mlir::tensor::TensorDialect"];
 }
 
+def KFCollapseContractionDims
+    : Pass<"kf-collapse-contraction-dims", "mlir::func::FuncOp"> {
+  let summary = "Collapse a contraction's adjacent M loops into one, and its N loops";
+  let description = [{
+    The pipelined GEMM kernel tiles one M loop and one N loop over the
+    grid, and one more loop over its z dimension. A 4-D tensor times a
+    matrix (`A[b, i, j, k] * B[k, l]`) has three M loops, which A and the
+    output keep adjacent and in order: they are one M loop of b*i*j rows.
+    For every contraction, this pass collapses each run of two or more M
+    loops (and of N loops) that every indexing map keeps adjacent
+    (`kf::collapsibleContractionLoops`; upstream's
+    `populateCollapseDimensions`: `tensor.collapse_shape` on the operands,
+    `tensor.expand_shape` on the result, views after bufferization), and
+    moves the output's `linalg.fill` through the reshape so that the
+    contraction keeps a fill of its own. Schedules run it as a structure
+    gene before the K-outer operand copies.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def KFTransposeContractionOperands
     : Pass<"kf-transpose-contraction-operands", "mlir::func::FuncOp"> {
   let summary = "Give the GEMM kernel's operands K-outer copies where their rows run along K";

@@ -69,7 +69,7 @@ enum class KOuterCopies { None, B, AB };
 
 /// The schedule of a whole reference function. Its structure genes first
 /// rewrite the reference (in this order: fusion, collapsing, decomposing,
-/// K-outer operand copies, splitting);
+/// collapsing contraction loops, K-outer operand copies, splitting);
 /// then each linalg op of the rewritten function, in the order the ops
 /// appear, gets its own kernel, mapped by one OpSchedule.
 struct Schedule {
@@ -83,6 +83,10 @@ struct Schedule {
   /// one) into a partial reduction over its innermost loop and a combining
   /// reduction (kf-decompose-reductions), so that a split applies.
   bool decomposeReductions = false;
+  /// Collapse each contraction's adjacent M loops into one, and its N loops
+  /// (kf-collapse-contraction-dims): a 4-D tensor times a matrix becomes a
+  /// GEMM.
+  bool collapseContractionLoops = false;
   /// Inputs of the GEMM kernel's contractions whose rows run along K get a
   /// K-outer copy, transposed once by a kernel of its own
   /// (kf-transpose-contraction-operands): B alone ([N, K], as nn.Linear's
@@ -175,7 +179,8 @@ mlir::FailureOr<std::string> renderSchedule(mlir::func::FuncOp reference,
 
 /// A schedule as JSON (what the experience library stores and reuses):
 /// {"fuse": bool, "collapse": bool, "decompose": bool (optional, false),
-/// "transpose": "none" | "b" | "ab" (optional, "none"), "splits": [int], "ops": [{"block":
+/// "collapse_mn": bool (optional, false), "transpose": "none" | "b" | "ab"
+/// (optional, "none"), "splits": [int], "ops": [{"block":
 /// [int], "threads": [int], "vector": int, "step": int, "stage": int
 /// (optional, 0), "gemm": ContractionTile (optional, unset)}]}.
 llvm::json::Value toJSON(const Schedule &schedule);
