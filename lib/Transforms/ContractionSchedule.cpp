@@ -528,10 +528,19 @@ void kf::renderContractionPipeline(llvm::raw_ostream &os, unsigned index,
      << " = transform.structured.hoist_redundant_vector_transfers "
      << funcHandle
      << " : (!transform.any_op) -> !transform.any_op\n"
+     // Upstream's hoisting gives up on an output buffer that has a view
+     // anywhere (the epilogue kernel's tiles of it, the reshape of a
+     // collapsed output); the accumulators were then loaded and stored at
+     // every K step. kf-hoist-accumulators follows views to the buffer and
+     // only asks that nothing else in the loop touches it.
+     << "    %gkfhoisted" << i
+     << " = transform.apply_registered_pass \"kf-hoist-accumulators\" to "
+        "%ghoisted"
+     << i << " : (!transform.any_op) -> !transform.any_op\n"
      // The fill's zeros and their reload as initial accumulators vanish.
      << "    %gforwarded" << i
      << " = transform.apply_registered_pass \"kf-forward-vector-transfers\" "
-        "to %ghoisted"
+        "to %gkfhoisted"
      << i << " : (!transform.any_op) -> !transform.any_op\n"
      << "    %glaunch" << i
      << " = transform.structured.match attributes{kf.gemm_kernel" << i

@@ -374,10 +374,13 @@ FailureOr<kf::Schedule> kf::buildDefaultSchedule(func::FuncOp reference,
   Schedule schedule;
   SmallVector<OpShape> shapes;
   if (kind == DefaultSchedule::Tuned) {
-    // Contractions with several M (or N) loops in a row become GEMMs.
+    // Contractions the GEMM kernel refuses that have several M (or N)
+    // loops in a row become GEMMs. Where the kernel already takes the op
+    // (one batch loop over the grid's z: L1-10), the measured kernel stays.
     schedule.collapseContractionLoops =
         llvm::any_of(*ops, [](const ScheduledOp &info) {
-          return !collapsibleContractionLoops(info.op).empty();
+          return !info.contraction &&
+                 !collapsibleContractionLoops(info.op).empty();
         });
     FailureOr<Restructured> structure = restructure(reference, schedule);
     if (failed(structure))
@@ -934,8 +937,10 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
       os << llvm::formatv("    transform.annotate %mapped{0} \"kf.gemm_kernel{0}\" "
                           ": !transform.any_op\n",
                           i);
-    // kf-hoist-accumulators keeps a staged op's outputs in registers.
-    if (llvm::any_of(stagedOps,
+    // kf-hoist-accumulators keeps a staged op's outputs in registers, and a
+    // GEMM kernel's.
+    if (gemms[i] ||
+        llvm::any_of(stagedOps,
                      [&](const StagedOp &staged) { return staged.index == i; }))
       os << llvm::formatv("    transform.annotate %mapped{0} \"{1}\" : "
                           "!transform.any_op\n",
