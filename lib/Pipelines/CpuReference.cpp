@@ -22,6 +22,7 @@
 #include "llvm/Support/TargetSelect.h"
 
 #include <cstring>
+#include <functional>
 
 using namespace mlir;
 
@@ -74,8 +75,14 @@ llvm::Expected<kf::CpuReference> kf::CpuReference::compile(ProblemOp problem) {
 
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
+  // ExecutionEngineOptions::transformer is a function_ref: the function it
+  // refers to must outlive create() (assigned the temporary that
+  // makeOptimizingTransformer returns, it dangled: AddressSanitizer's
+  // stack-use-after-scope in every CPU reference check).
+  std::function<llvm::Error(llvm::Module *)> transformer =
+      makeOptimizingTransformer(2, 0, nullptr);
   ExecutionEngineOptions options;
-  options.transformer = makeOptimizingTransformer(2, 0, nullptr);
+  options.transformer = transformer;
   auto engine = ExecutionEngine::create(*module, options);
   if (!engine)
     return llvm::createStringError(
