@@ -460,13 +460,15 @@ kf::acceptJoins(ChannelListener &listener, llvm::StringRef cookie,
       // The first message decides: a join with the cookie and a role
       // expected, or the connection is dropped.
       if (!messages.empty() && messages.front().tag == kJoinTag) {
-        auto [secret, role] =
+        auto [secret, roleRef] =
             llvm::StringRef(messages.front().payload).split('\n');
-        if (secret == cookie && llvm::is_contained(roles, role.str())) {
+        // A copy: the payload it points into goes with the join message.
+        std::string role = roleRef.str();
+        if (secret == cookie && llvm::is_contained(roles, role)) {
           connection->send(kWelcomeTag, cookie);
           messages.erase(messages.begin());
           connection->putBack(std::move(messages));
-          joined[role.str()] = std::move(connection);
+          joined[role] = std::move(connection);
           continue;
         }
       }
