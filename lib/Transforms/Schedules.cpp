@@ -671,7 +671,6 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
   SmallVector<SmallVector<int64_t, 3>> blockDims(numOps);
   SmallVector<unsigned> foralls(numOps, 0);
   SmallVector<StagedOp> stagedOps;
-  bool vectorize = false;
   // The ops vectorized per thread (their block foralls' handles).
   SmallVector<unsigned> vectorizedOps;
   for (auto [index, info, opSchedule] : llvm::enumerate(*ops, schedule.ops)) {
@@ -770,7 +769,6 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
     }
     // Vectorized ops need static tiles per thread: each thread's share of
     // every mapped loop, exactly.
-    vectorize = true;
     vectorizedOps.push_back(index);
     SmallVector<int64_t> threadTile(info.numLoops, 0);
     for (unsigned p = 0; p < numParallel; ++p) {
@@ -846,6 +844,7 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
 
   bool anyGemm =
       llvm::any_of(gemms, [](const auto &loops) { return loops.has_value(); });
+  bool vectorize = !vectorizedOps.empty();
   if (vectorize && anyGemm) {
     // The same clean-up, confined to the vectorized ops: canonicalizing the
     // whole function also rewrites the GEMM kernels' operand copies, which
