@@ -50,6 +50,8 @@ llvm::StringRef kf::stringifyMutationAction(MutationAction action) {
     return "stage-operands";
   case MutationAction::TransposeOperands:
     return "transpose-operands";
+  case MutationAction::FuseEpilogues:
+    return "fuse-epilogues";
   }
   llvm_unreachable("unknown action");
 }
@@ -63,7 +65,8 @@ llvm::ArrayRef<MutationAction> kf::actionsOf(ExpertFocus focus) {
   static const A memory[] = {A::VectorWidth, A::FuseElementwise,
                              A::StageOperands};
   static const A compute[] = {A::ReductionStep, A::SplitReduction,
-                              A::StageOperands, A::TransposeOperands};
+                              A::StageOperands, A::TransposeOperands,
+                              A::FuseEpilogues};
   static const A parallelism[] = {A::Threads, A::SplitReduction};
   static const A structure[] = {A::FuseElementwise, A::CollapseReductions,
                                 A::DecomposeReductions, A::SplitReduction};
@@ -487,9 +490,10 @@ std::string mutateStructure(Schedule &genome, const Restructured &structure,
                                       : "keep multi-loop reductions whole";
   case MutationAction::TransposeOperands: {
     // Only where some contraction has an operand to copy.
-    if (!llvm::any_of(structure.shapes, [](const OpShape &shape) {
-          return shape.contraction.has_value();
-        }) &&
+    if (!llvm::any_of(structure.shapes,
+                      [](const OpShape &shape) {
+                        return shape.contraction.has_value();
+                      }) &&
         genome.kOuterCopies == KOuterCopies::None)
       return "";
     KOuterCopies next[] = {KOuterCopies::B, KOuterCopies::AB,
@@ -499,6 +503,18 @@ std::string mutateStructure(Schedule &genome, const Restructured &structure,
     return llvm::formatv("K-outer operand copies: {0}",
                          kOuterCopiesName(genome.kOuterCopies))
         .str();
+  }
+  case MutationAction::FuseEpilogues: {
+    // Only where some contraction has an epilogue to fuse (or unfuse).
+    if (!genome.fuseEpilogues &&
+        llvm::none_of(structure.shapes, [](const OpShape &shape) {
+          return shape.contraction.has_value();
+        }))
+      return "";
+    genome.fuseEpilogues = !genome.fuseEpilogues;
+    genome.splitFactors.clear();
+    return genome.fuseEpilogues ? "fuse epilogues into GEMM kernels"
+                                : "give epilogues kernels of their own";
   }
   case MutationAction::SplitReduction: {
     genome.splitFactors.resize(structure.splittable.size(), 0);
@@ -536,6 +552,7 @@ bool isStructural(MutationAction action) {
          action == MutationAction::CollapseReductions ||
          action == MutationAction::DecomposeReductions ||
          action == MutationAction::TransposeOperands ||
+         action == MutationAction::FuseEpilogues ||
          action == MutationAction::SplitReduction;
 }
 
@@ -765,11 +782,12 @@ std::string kf::describeGenome(const Schedule &genome) {
     append("decompose");
   if (genome.collapseContractionLoops)
     append("collapse contraction loops");
+  if (genome.fuseEpilogues)
+    append("fused epilogues");
   if (genome.kOuterCopies != KOuterCopies::None)
     append(("K-outer copies of " +
-            llvm::StringRef(genome.kOuterCopies == KOuterCopies::AB
-                                ? "A and B"
-                                : "B"))
+            llvm::StringRef(genome.kOuterCopies == KOuterCopies::AB ? "A and B"
+                                                                    : "B"))
                .str());
   for (auto [index, factor] : llvm::enumerate(genome.splitFactors))
     if (factor > 0)

@@ -274,9 +274,8 @@ kf::alternativeContractionTiles(const ContractionLoops &loops) {
   // 64x128 (4x8 outputs per thread) is left out: on the H200 it ran at
   // 0.53-0.70 of eager on every Level 1 contraction where 128x64 ran at
   // 0.82-1.18 (gpu/gemm-tile-sweep.sh, docs/perf-notes.md).
-  for (auto [bm, bn] : {std::pair<int64_t, int64_t>{128, 128},
-                        {128, 64},
-                        {64, 64}}) {
+  for (auto [bm, bn] :
+       {std::pair<int64_t, int64_t>{128, 128}, {128, 64}, {64, 64}}) {
     for (int64_t bk : {16, 8}) {
       ContractionTile tile;
       tile.blockM = bm;
@@ -387,7 +386,8 @@ void kf::renderContractionTiling(llvm::raw_ostream &os, unsigned index,
                                  linalg::LinalgOp op,
                                  const ContractionLoops &loops,
                                  const ContractionTile &tile,
-                                 StringRef fillHandle) {
+                                 StringRef fillHandle,
+                                 StringRef epilogueHandle) {
   // Loops are mapped N -> x, M -> y, the larger outer loop -> z; tile sizes
   // and mapping entries follow the loop order.
   SmallVector<int64_t> blockTile(loops.numLoops, 0),
@@ -433,11 +433,49 @@ void kf::renderContractionTiling(llvm::raw_ostream &os, unsigned index,
 
   int64_t threads = tile.numThreads();
   std::string i = std::to_string(index);
-  os << "    %block" << i << ", %bforall" << i
-     << " = transform.structured.tile_using_forall %op" << i << " tile_sizes ["
-     << llvm::interleaved(blockTile) << "] (mapping = ["
-     << llvm::interleaved(blockMapping)
-     << "]) : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n";
+  // The epilogue's loops are the output's dimensions: it is tiled like the
+  // output (over blocks, then each thread's register tile).
+  SmallVector<int64_t> epilogueBlockTile(rank, 0), epilogueThreadTile(rank, 0);
+  SmallVector<std::string> epilogueBlockMapping;
+  ArrayRef<int64_t> outputShape =
+      cast<ShapedType>(op.getDpsInitOperand(0)->get().getType()).getShape();
+  for (unsigned dim = 0; dim < rank; ++dim) {
+    if (dim == loops.outputMDim) {
+      epilogueBlockTile[dim] = tile.blockM;
+      epilogueThreadTile[dim] = tile.threadM;
+      epilogueBlockMapping.push_back(mapping("block", 'y'));
+    } else if (dim == loops.outputNDim) {
+      epilogueBlockTile[dim] = tile.blockN;
+      epilogueThreadTile[dim] = tile.threadN;
+      epilogueBlockMapping.push_back(mapping("block", 'x'));
+    } else if (outputShape[dim] > 1) {
+      epilogueBlockTile[dim] = 1;
+      epilogueBlockMapping.push_back(mapping("block", 'z'));
+    }
+  }
+  if (epilogueHandle.empty()) {
+    os << "    %block" << i << ", %bforall" << i
+       << " = transform.structured.tile_using_forall %op" << i
+       << " tile_sizes [" << llvm::interleaved(blockTile) << "] (mapping = ["
+       << llvm::interleaved(blockMapping)
+       << "]) : (!transform.any_op) -> (!transform.any_op, "
+          "!transform.any_op)\n";
+  } else {
+    // The contraction's tile is fused into each block's tile of the
+    // epilogue through the tile's destination (the epilogue computes in
+    // place on the contraction's result).
+    os << "    %eblock" << i << ", %ebforall" << i
+       << " = transform.structured.tile_using_forall " << epilogueHandle
+       << " tile_sizes [" << llvm::interleaved(epilogueBlockTile)
+       << "] (mapping = [" << llvm::interleaved(epilogueBlockMapping)
+       << "]) : (!transform.any_op) -> (!transform.any_op, "
+          "!transform.any_op)\n"
+       << "    %block" << i << ", %bforall" << i
+       << " = transform.structured.fuse_into_containing_op %op" << i
+       << " into %ebforall" << i
+       << " : (!transform.any_op, !transform.any_op) -> (!transform.any_op, "
+          "!transform.any_op)\n";
+  }
   os << "    %gfill" << i << ", %gbforall" << i
      << " = transform.structured.fuse_into_containing_op " << fillHandle
      << " into %bforall" << i
@@ -492,6 +530,15 @@ void kf::renderContractionTiling(llvm::raw_ostream &os, unsigned index,
      << " : !transform.any_op\n";
   os << "    transform.structured.vectorize %gfillt" << i
      << " : !transform.any_op\n";
+  if (!epilogueHandle.empty())
+    os << "    %ethread" << i << ", %etforall" << i
+       << " = transform.structured.tile_using_forall %eblock" << i
+       << " tile_sizes [" << llvm::interleaved(epilogueThreadTile)
+       << "] (mapping = [" << llvm::interleaved(fillMapping)
+       << "]) : (!transform.any_op) -> (!transform.any_op, "
+          "!transform.any_op)\n"
+       << "    transform.structured.vectorize %ethread" << i
+       << " : !transform.any_op\n";
   os << "    transform.apply_patterns to %gtforall" << i << " {\n"
      << "      transform.apply_patterns.vector.reduction_to_contract\n"
      << "      transform.apply_patterns.vector.transfer_permutation_patterns\n"
@@ -536,7 +583,8 @@ void kf::renderContractionPipeline(llvm::raw_ostream &os, unsigned index,
      << "    %gkfhoisted" << i
      << " = transform.apply_registered_pass \"kf-hoist-accumulators\" to "
         "%ghoisted"
-     << i << " : (!transform.any_op) -> !transform.any_op\n"
+     << i
+     << " : (!transform.any_op) -> !transform.any_op\n"
      // The fill's zeros and their reload as initial accumulators vanish.
      << "    %gforwarded" << i
      << " = transform.apply_registered_pass \"kf-forward-vector-transfers\" "

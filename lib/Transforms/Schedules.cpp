@@ -43,7 +43,24 @@ struct ScheduledOp {
   /// that was analyzed.
   /// (Shared: ScheduledOp stays small enough for SmallVector.)
   std::shared_ptr<const kf::ContractionLoops> contraction;
+  /// For such an op: the index of its in-place epilogue among the ops.
+  std::optional<unsigned> epilogue;
 };
+
+/// The elementwise op that computes in place on the result of `op` (see
+/// kf-fuse-contraction-epilogues): the only reader of the result, through
+/// its init, with all loops parallel and the identity as output map.
+Operation *inPlaceEpilogue(linalg::LinalgOp op) {
+  if (op->getNumResults() != 1 || !op->getResult(0).hasOneUse())
+    return nullptr;
+  OpOperand &use = *op->getResult(0).getUses().begin();
+  auto epilogue = dyn_cast<linalg::GenericOp>(use.getOwner());
+  if (!epilogue || epilogue.getNumDpsInits() != 1 ||
+      !epilogue.isDpsInit(&use) || epilogue.getNumReductionLoops() != 0 ||
+      !epilogue.getMatchingIndexingMap(&use).isIdentity())
+    return nullptr;
+  return epilogue;
+}
 
 FailureOr<SmallVector<ScheduledOp>> collectOps(func::FuncOp reference) {
   SmallVector<ScheduledOp> ops;
@@ -79,6 +96,15 @@ FailureOr<SmallVector<ScheduledOp>> collectOps(func::FuncOp reference) {
   });
   if (result.wasInterrupted())
     return failure();
+  for (ScheduledOp &info : ops) {
+    if (!info.contraction)
+      continue;
+    Operation *epilogue = inPlaceEpilogue(info.op);
+    auto it = llvm::find_if(
+        ops, [&](const ScheduledOp &other) { return other.op == epilogue; });
+    if (epilogue && it != ops.end())
+      info.epilogue = it - ops.begin();
+  }
   return ops;
 }
 
@@ -162,6 +188,7 @@ defaultOpSchedule(const ScheduledOp &info,
 bool rewritesOps(const kf::Schedule &schedule) {
   return schedule.fuseElementwise || schedule.collapseReductions ||
          schedule.decomposeReductions || schedule.collapseContractionLoops ||
+         schedule.fuseEpilogues ||
          schedule.kOuterCopies != kf::KOuterCopies::None;
 }
 
@@ -187,8 +214,8 @@ void renderStructure(llvm::raw_ostream &os, const kf::Schedule &schedule,
                                      "kf-fuse-elementwise"},
           {schedule.collapseReductions, "kf-collapse-reduction-dims"},
           {schedule.decomposeReductions, "kf-decompose-reductions"},
-          {schedule.collapseContractionLoops,
-           "kf-collapse-contraction-dims"}}) {
+          {schedule.collapseContractionLoops, "kf-collapse-contraction-dims"},
+          {schedule.fuseEpilogues, "kf-fuse-contraction-epilogues"}}) {
       if (!enabled)
         continue;
       os << llvm::formatv("    %sfunc{0} = transform.apply_registered_pass "
@@ -332,7 +359,8 @@ SmallVector<kf::OpShape> shapesOf(ArrayRef<ScheduledOp> ops) {
     shapes.push_back(kf::OpShape{
         info.parallelSizes, info.innerReductionSize,
         static_cast<unsigned>(info.numLoops - info.parallelLoops.size()),
-        info.contraction ? std::optional(*info.contraction) : std::nullopt});
+        info.contraction ? std::optional(*info.contraction) : std::nullopt,
+        info.epilogue});
   }
   return shapes;
 }
@@ -382,9 +410,21 @@ FailureOr<kf::Schedule> kf::buildDefaultSchedule(func::FuncOp reference,
           return !info.contraction &&
                  !collapsibleContractionLoops(info.op).empty();
         });
+    // The elementwise ops after a GEMM kernel's contraction run in that
+    // kernel, on its accumulators.
+    schedule.fuseEpilogues = true;
     FailureOr<Restructured> structure = restructure(reference, schedule);
     if (failed(structure))
       return failure();
+    if (llvm::none_of(structure->shapes, [](const OpShape &shape) {
+          return shape.contraction && shape.epilogue &&
+                 defaultContractionTile(*shape.contraction);
+        })) {
+      schedule.fuseEpilogues = false;
+      structure = restructure(reference, schedule);
+      if (failed(structure))
+        return failure();
+    }
     // A GEMM kernel reading an operand down the columns of its tile (rows
     // along K) reads a K-outer copy instead.
     if (llvm::any_of(structure->shapes, [](const OpShape &shape) {
@@ -643,6 +683,10 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
   SmallVector<bool> fusedFills(numOps, false);
   // Per GEMM op: the index of the fill fused into it.
   SmallVector<unsigned> gemmFills(numOps, 0);
+  // Per GEMM op: the index of its epilogue (kf-fuse-contraction-epilogues),
+  // and the epilogues fused so (which get no kernel of their own).
+  SmallVector<std::optional<unsigned>> gemmEpilogues(numOps);
+  SmallVector<bool> fusedEpilogues(numOps, false);
   for (auto [index, info, opSchedule] : llvm::enumerate(*ops, schedule.ops)) {
     if (!opSchedule.contraction.isSet())
       continue;
@@ -664,6 +708,10 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
     gemms[index] = *loops;
     gemmFills[index] = fillIt - ops->begin();
     fusedFills[gemmFills[index]] = true;
+    if (info.epilogue) {
+      gemmEpilogues[index] = *info.epilogue;
+      fusedEpilogues[*info.epilogue] = true;
+    }
   }
 
   // Per op with a kernel: its block dims, and how many foralls it leaves
@@ -674,15 +722,19 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
   // The ops vectorized per thread (their block foralls' handles).
   SmallVector<unsigned> vectorizedOps;
   for (auto [index, info, opSchedule] : llvm::enumerate(*ops, schedule.ops)) {
-    if (fusedFills[index])
+    if (fusedFills[index] || fusedEpilogues[index])
       continue;
     if (gemms[index]) {
-      renderContractionTiling(os, index, info.op, *gemms[index],
-                              opSchedule.contraction,
-                              "%op" + std::to_string(gemmFills[index]));
+      std::string epilogueHandle =
+          gemmEpilogues[index] ? "%op" + std::to_string(*gemmEpilogues[index])
+                               : std::string();
+      renderContractionTiling(
+          os, index, info.op, *gemms[index], opSchedule.contraction,
+          "%op" + std::to_string(gemmFills[index]), epilogueHandle);
       blockDims[index] = contractionBlockDims(opSchedule.contraction);
-      // The fill's threads, A's and B's copies, the compute threads.
-      foralls[index] = 5;
+      // The fill's threads, A's and B's copies, the compute threads, and
+      // the epilogue's threads.
+      foralls[index] = gemmEpilogues[index] ? 6 : 5;
       continue;
     }
     foralls[index] = 2;
@@ -920,7 +972,7 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
     os << (i ? ", " : "") << "!transform.any_op";
   os << ")\n";
   for (unsigned i = 0; i < numOps; ++i) {
-    if (fusedFills[i])
+    if (fusedFills[i] || fusedEpilogues[i])
       continue;
     os << llvm::formatv("    %launch{0} = transform.gpu.map_forall_to_blocks "
                         "%b{0} generate_gpu_launch : (!transform.any_op) -> "
@@ -933,14 +985,15 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
         i, llvm::interleaved(blockDims[i]));
     // The GEMM kernel's later steps find its launch by this mark.
     if (gemms[i])
-      os << llvm::formatv("    transform.annotate %mapped{0} \"kf.gemm_kernel{0}\" "
-                          ": !transform.any_op\n",
-                          i);
+      os << llvm::formatv(
+          "    transform.annotate %mapped{0} \"kf.gemm_kernel{0}\" "
+          ": !transform.any_op\n",
+          i);
     // kf-hoist-accumulators keeps a staged op's outputs in registers, and a
     // GEMM kernel's.
-    if (gemms[i] ||
-        llvm::any_of(stagedOps,
-                     [&](const StagedOp &staged) { return staged.index == i; }))
+    if (gemms[i] || llvm::any_of(stagedOps, [&](const StagedOp &staged) {
+          return staged.index == i;
+        }))
       os << llvm::formatv("    transform.annotate %mapped{0} \"{1}\" : "
                           "!transform.any_op\n",
                           i, kf::kHoistAccumulatorsAttrName);
@@ -998,6 +1051,8 @@ llvm::json::Value kf::toJSON(const Schedule &schedule) {
                             {"ops", std::move(ops)}};
   if (schedule.collapseContractionLoops)
     object["collapse_mn"] = true;
+  if (schedule.fuseEpilogues)
+    object["epilogue"] = true;
   if (schedule.kOuterCopies != KOuterCopies::None)
     object["transpose"] = kOuterCopiesName(schedule.kOuterCopies);
   return object;
@@ -1041,6 +1096,7 @@ bool kf::fromJSON(const llvm::json::Value &value, Schedule &schedule,
       // Absent in schedules stored before the gene existed.
       !mapper.mapOptional("decompose", schedule.decomposeReductions) ||
       !mapper.mapOptional("collapse_mn", schedule.collapseContractionLoops) ||
+      !mapper.mapOptional("epilogue", schedule.fuseEpilogues) ||
       !mapKOuterCopies(value, schedule.kOuterCopies, path) ||
       !mapSizes(value, "splits", schedule.splitFactors, path))
     return false;

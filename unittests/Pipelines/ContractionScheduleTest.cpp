@@ -275,8 +275,7 @@ TEST_F(ContractionScheduleTest, DefaultCopiesBWhenItsRowsRunAlongK) {
   ASSERT_EQ(schedule->ops.size(), 3u);
   EXPECT_FALSE(schedule->ops[0].contraction.isSet());
   EXPECT_TRUE(schedule->ops[2].contraction.isSet());
-  FailureOr<kf::Restructured> structure =
-      kf::restructure(reference, *schedule);
+  FailureOr<kf::Restructured> structure = kf::restructure(reference, *schedule);
   ASSERT_TRUE(succeeded(structure));
   ASSERT_TRUE(structure->shapes[2].contraction.has_value());
   EXPECT_EQ(structure->shapes[2].contraction->bContiguousLoop,
@@ -314,8 +313,7 @@ TEST_F(ContractionScheduleTest, DefaultCollapsesTheMLoopsOfATensorTimesMatrix) {
       "  } -> tensor<4x8x128x256xf32>\n"
       "  return %r : tensor<4x8x128x256xf32>\n}\n");
   EXPECT_TRUE(failed(kf::analyzeContraction(op)));
-  SmallVector<ReassociationIndices> runs =
-      kf::collapsibleContractionLoops(op);
+  SmallVector<ReassociationIndices> runs = kf::collapsibleContractionLoops(op);
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0], (ReassociationIndices{0, 1, 2}));
 
@@ -324,8 +322,7 @@ TEST_F(ContractionScheduleTest, DefaultCollapsesTheMLoopsOfATensorTimesMatrix) {
   ASSERT_TRUE(succeeded(schedule));
   EXPECT_TRUE(schedule->collapseContractionLoops);
   EXPECT_EQ(schedule->kOuterCopies, kf::KOuterCopies::None);
-  FailureOr<kf::Restructured> structure =
-      kf::restructure(reference, *schedule);
+  FailureOr<kf::Restructured> structure = kf::restructure(reference, *schedule);
   ASSERT_TRUE(succeeded(structure));
   ASSERT_EQ(structure->shapes.size(), 2u);
   ASSERT_TRUE(structure->shapes[1].contraction.has_value());
@@ -337,6 +334,81 @@ TEST_F(ContractionScheduleTest, DefaultCollapsesTheMLoopsOfATensorTimesMatrix) {
   llvm::json::Path::Root root;
   ASSERT_TRUE(kf::fromJSON(value, copy, root));
   EXPECT_TRUE(copy.collapseContractionLoops);
+}
+
+TEST_F(ContractionScheduleTest, DefaultFusesTheEpilogueIntoTheGemmKernel) {
+  // A matmul, then a bias add and a ReLU: the default makes them one
+  // epilogue computing in place on the matmul's result, fused into the GEMM
+  // kernel (no kernel of its own).
+  lastOp("func.func @f(%a: tensor<512x256xf32>, %b: tensor<256x1024xf32>, "
+         "%bias: tensor<1024xf32>) -> tensor<512x1024xf32> {\n"
+         "  %zero = arith.constant 0.0 : f32\n"
+         "  %init = tensor.empty() : tensor<512x1024xf32>\n"
+         "  %acc = linalg.fill ins(%zero : f32) outs(%init : "
+         "tensor<512x1024xf32>) -> tensor<512x1024xf32>\n"
+         "  %mm = linalg.matmul ins(%a, %b : tensor<512x256xf32>, "
+         "tensor<256x1024xf32>) outs(%acc : tensor<512x1024xf32>) -> "
+         "tensor<512x1024xf32>\n"
+         "  %e = tensor.empty() : tensor<512x1024xf32>\n"
+         "  %biased = linalg.generic {indexing_maps = [affine_map<(i, j) -> "
+         "(i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], "
+         "iterator_types = [\"parallel\", \"parallel\"]} ins(%mm, %bias : "
+         "tensor<512x1024xf32>, tensor<1024xf32>) outs(%e : "
+         "tensor<512x1024xf32>) {\n"
+         "  ^bb0(%x: f32, %y: f32, %o: f32):\n"
+         "    %s = arith.addf %x, %y : f32\n"
+         "    linalg.yield %s : f32\n"
+         "  } -> tensor<512x1024xf32>\n"
+         "  %e2 = tensor.empty() : tensor<512x1024xf32>\n"
+         "  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, "
+         "j)>, affine_map<(i, j) -> (i, j)>], iterator_types = "
+         "[\"parallel\", \"parallel\"]} ins(%biased : tensor<512x1024xf32>) "
+         "outs(%e2 : tensor<512x1024xf32>) {\n"
+         "  ^bb0(%x: f32, %o: f32):\n"
+         "    %z = arith.constant 0.0 : f32\n"
+         "    %m = arith.maximumf %x, %z : f32\n"
+         "    linalg.yield %m : f32\n"
+         "  } -> tensor<512x1024xf32>\n"
+         "  return %r : tensor<512x1024xf32>\n}\n");
+  auto reference = cast<func::FuncOp>(module->getBody()->front());
+  FailureOr<kf::Schedule> schedule = kf::buildDefaultSchedule(reference);
+  ASSERT_TRUE(succeeded(schedule));
+  EXPECT_TRUE(schedule->fuseEpilogues);
+  FailureOr<kf::Restructured> structure = kf::restructure(reference, *schedule);
+  ASSERT_TRUE(succeeded(structure));
+  // The fill, the GEMM and its one epilogue.
+  ASSERT_EQ(structure->shapes.size(), 3u);
+  ASSERT_TRUE(structure->shapes[1].contraction.has_value());
+  EXPECT_EQ(structure->shapes[1].epilogue, std::optional<unsigned>(2));
+  FailureOr<std::string> script = kf::renderSchedule(reference, *schedule);
+  ASSERT_TRUE(succeeded(script));
+  // One launch: the epilogue's block tiles hold the GEMM.
+  EXPECT_EQ(StringRef(*script).count("generate_gpu_launch"), 1u);
+  EXPECT_NE(script->find("fuse_into_containing_op %op1 into %ebforall1"),
+            std::string::npos);
+  llvm::json::Value value = kf::toJSON(*schedule);
+  kf::Schedule copy;
+  llvm::json::Path::Root root;
+  ASSERT_TRUE(kf::fromJSON(value, copy, root));
+  EXPECT_TRUE(copy.fuseEpilogues);
+
+  // Without the gene: the two elementwise ops keep their kernels.
+  kf::Schedule separate = *schedule;
+  separate.fuseEpilogues = false;
+  structure = kf::restructure(reference, separate);
+  ASSERT_TRUE(succeeded(structure));
+  ASSERT_EQ(structure->shapes.size(), 4u);
+  EXPECT_FALSE(structure->shapes[1].epilogue.has_value());
+  separate.ops = structure->defaults;
+  script = kf::renderSchedule(reference, separate);
+  ASSERT_TRUE(succeeded(script));
+  EXPECT_EQ(StringRef(*script).count("generate_gpu_launch"), 3u);
+
+  // The naive default (the trusted reference's) fuses nothing.
+  FailureOr<kf::Schedule> naive =
+      kf::buildDefaultSchedule(reference, kf::DefaultSchedule::Naive);
+  ASSERT_TRUE(succeeded(naive));
+  EXPECT_FALSE(naive->fuseEpilogues);
 }
 
 } // namespace

@@ -57,6 +57,9 @@ enum class MutationAction {
   /// Change which GEMM-kernel operands with rows along K get K-outer copies
   /// (none, B, A and B).
   TransposeOperands,
+  /// Fuse the elementwise ops after each GEMM-kernel contraction into its
+  /// kernel, or give them kernels of their own.
+  FuseEpilogues,
 };
 llvm::StringRef stringifyMutationAction(MutationAction action);
 /// The actions an expert of `focus` chooses among.

@@ -136,12 +136,18 @@ alternativeContractionTiles(const ContractionLoops &loops);
 /// bufferization): blocks, the fused fill, the K loop, padded operand tiles
 /// copied into workgroup memory by every thread with 16-byte vectors, the
 /// threads' register tiles, vectorized. `fillHandle` names the handle of
-/// the output's fill. Leaves `%bforall<index>` as the block forall.
+/// the output's fill. With `epilogueHandle` (an elementwise op computing in
+/// place on the contraction's result, see kf-fuse-contraction-epilogues),
+/// the epilogue is what is tiled over blocks, the contraction is fused into
+/// each block's tile through its destination, and each thread applies the
+/// epilogue to its own output tile after the K loop. Leaves
+/// `%bforall<index>` as the block forall.
 void renderContractionTiling(llvm::raw_ostream &os, unsigned index,
                              mlir::linalg::LinalgOp op,
                              const ContractionLoops &loops,
                              const ContractionTile &tile,
-                             llvm::StringRef fillHandle);
+                             llvm::StringRef fillHandle,
+                             llvm::StringRef epilogueHandle = {});
 
 /// Renders the transform ops that finish the kernel once it is a
 /// gpu.launch (handle `%mapped<index>`) in function `funcHandle`:

@@ -287,6 +287,28 @@ def KFTransposeContractionOperands
                            "::mlir::tensor::TensorDialect"];
 }
 
+def KFFuseContractionEpilogues
+    : Pass<"kf-fuse-contraction-epilogues", "mlir::func::FuncOp"> {
+  let summary = "Make the elementwise ops after a GEMM-kernel contraction one op computing in place on its result";
+  let description = [{
+    Elementwise `linalg.generic` ops (all loops parallel, identity output
+    map, bodies of arith and math ops) that follow a contraction the GEMM
+    kernel takes (`kf::analyzeContraction`), directly or through other
+    such ops, are fused into their only reader when it is elementwise too
+    (upstream's `fuseElementwiseOps`, confined to these ops): a chain, or
+    a residual add of a stage and the value it was computed from, becomes
+    one op. When the contraction's result is then read by one elementwise
+    op alone, through the identity map, that op is rewritten to take the
+    result as its init and read it there: the epilogue computes in
+    place. The schedule tiles the epilogue over blocks and
+    fuses the contraction into each tile through its destination, so the
+    GEMM kernel's threads apply the epilogue to their accumulators before
+    the single store (`Schedule::fuseEpilogues`). Contractions with another
+    reader of their result are left alone.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def KFDecomposeReductions
     : Pass<"kf-decompose-reductions", "mlir::func::FuncOp"> {
   let summary = "Split reductions over several loops into a partial and a combining reduction";

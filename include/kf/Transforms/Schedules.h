@@ -69,9 +69,11 @@ enum class KOuterCopies { None, B, AB };
 
 /// The schedule of a whole reference function. Its structure genes first
 /// rewrite the reference (in this order: fusion, collapsing, decomposing,
-/// collapsing contraction loops, K-outer operand copies, splitting);
-/// then each linalg op of the rewritten function, in the order the ops
-/// appear, gets its own kernel, mapped by one OpSchedule.
+/// collapsing contraction loops, epilogues, K-outer operand copies,
+/// splitting); then each linalg op of the rewritten function, in the order
+/// the ops appear, gets its own kernel, mapped by one OpSchedule, except
+/// the ops fused into a GEMM kernel (its output's fill and its epilogue),
+/// whose OpSchedules are ignored.
 struct Schedule {
   /// Fuse elementwise producers into every consumer, recomputing them
   /// (kf-fuse-elementwise): intermediate tensors are never stored.
@@ -87,6 +89,12 @@ struct Schedule {
   /// (kf-collapse-contraction-dims): a 4-D tensor times a matrix becomes a
   /// GEMM.
   bool collapseContractionLoops = false;
+  /// The elementwise ops after each GEMM-kernel contraction become one op
+  /// computing in place on its result (kf-fuse-contraction-epilogues),
+  /// which the GEMM kernel's threads apply to their accumulators before
+  /// the single store: one kernel for the group, and the contraction's
+  /// result never reaches global memory before its epilogue.
+  bool fuseEpilogues = false;
   /// Inputs of the GEMM kernel's contractions whose rows run along K get a
   /// K-outer copy, transposed once by a kernel of its own
   /// (kf-transpose-contraction-operands): B alone ([N, K], as nn.Linear's
@@ -120,6 +128,9 @@ struct OpShape {
   unsigned reductionLoops = 0;
   /// The op's loops as the pipelined GEMM kernel maps them, when it can.
   std::optional<ContractionLoops> contraction;
+  /// For such an op: the index of the elementwise op that computes in place
+  /// on its result (its epilogue, which the GEMM kernel then applies).
+  std::optional<unsigned> epilogue;
 
   bool operator==(const OpShape &other) const {
     return parallelSizes == other.parallelSizes &&
@@ -179,10 +190,11 @@ mlir::FailureOr<std::string> renderSchedule(mlir::func::FuncOp reference,
 
 /// A schedule as JSON (what the experience library stores and reuses):
 /// {"fuse": bool, "collapse": bool, "decompose": bool (optional, false),
-/// "collapse_mn": bool (optional, false), "transpose": "none" | "b" | "ab"
-/// (optional, "none"), "splits": [int], "ops": [{"block":
-/// [int], "threads": [int], "vector": int, "step": int, "stage": int
-/// (optional, 0), "gemm": ContractionTile (optional, unset)}]}.
+/// "collapse_mn": bool (optional, false), "epilogue": bool (optional,
+/// false), "transpose": "none" | "b" | "ab" (optional, "none"), "splits":
+/// [int], "ops": [{"block": [int], "threads": [int], "vector": int, "step":
+/// int, "stage": int (optional, 0), "gemm": ContractionTile (optional,
+/// unset)}]}.
 llvm::json::Value toJSON(const Schedule &schedule);
 /// The gene's JSON spelling: "none", "b" or "ab".
 llvm::StringRef kOuterCopiesName(KOuterCopies copies);
