@@ -52,6 +52,8 @@ llvm::StringRef kf::stringifyMutationAction(MutationAction action) {
     return "transpose-operands";
   case MutationAction::FuseEpilogues:
     return "fuse-epilogues";
+  case MutationAction::CommuteSums:
+    return "commute-sums";
   }
   llvm_unreachable("unknown action");
 }
@@ -69,7 +71,8 @@ llvm::ArrayRef<MutationAction> kf::actionsOf(ExpertFocus focus) {
                               A::FuseEpilogues};
   static const A parallelism[] = {A::Threads, A::SplitReduction};
   static const A structure[] = {A::FuseElementwise, A::CollapseReductions,
-                                A::DecomposeReductions, A::SplitReduction};
+                                A::DecomposeReductions, A::SplitReduction,
+                                A::CommuteSums};
   switch (focus) {
   case ExpertFocus::Memory:
     return memory;
@@ -516,6 +519,19 @@ std::string mutateStructure(Schedule &genome, const Restructured &structure,
     return genome.fuseEpilogues ? "fuse epilogues into GEMM kernels"
                                 : "give epilogues kernels of their own";
   }
+  case MutationAction::CommuteSums: {
+    // Only where some contraction is left to rewrite (or the rewrite is
+    // on).
+    if (!genome.commuteSums &&
+        llvm::none_of(structure.shapes, [](const OpShape &shape) {
+          return shape.contraction.has_value();
+        }))
+      return "";
+    genome.commuteSums = !genome.commuteSums;
+    genome.splitFactors.clear();
+    return genome.commuteSums ? "row sums of GEMMs as matrix-vector products"
+                              : "row sums of GEMMs as computed";
+  }
   case MutationAction::SplitReduction: {
     genome.splitFactors.resize(structure.splittable.size(), 0);
     llvm::SmallVector<unsigned> candidates;
@@ -553,6 +569,7 @@ bool isStructural(MutationAction action) {
          action == MutationAction::DecomposeReductions ||
          action == MutationAction::TransposeOperands ||
          action == MutationAction::FuseEpilogues ||
+         action == MutationAction::CommuteSums ||
          action == MutationAction::SplitReduction;
 }
 
@@ -784,6 +801,8 @@ std::string kf::describeGenome(const Schedule &genome) {
     append("collapse contraction loops");
   if (genome.fuseEpilogues)
     append("fused epilogues");
+  if (genome.commuteSums)
+    append("row sums through contractions");
   if (genome.kOuterCopies != KOuterCopies::None)
     append(("K-outer copies of " +
             llvm::StringRef(genome.kOuterCopies == KOuterCopies::AB ? "A and B"

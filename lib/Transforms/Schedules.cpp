@@ -188,7 +188,7 @@ defaultOpSchedule(const ScheduledOp &info,
 bool rewritesOps(const kf::Schedule &schedule) {
   return schedule.fuseElementwise || schedule.collapseReductions ||
          schedule.decomposeReductions || schedule.collapseContractionLoops ||
-         schedule.fuseEpilogues ||
+         schedule.fuseEpilogues || schedule.commuteSums ||
          schedule.kOuterCopies != kf::KOuterCopies::None;
 }
 
@@ -215,7 +215,8 @@ void renderStructure(llvm::raw_ostream &os, const kf::Schedule &schedule,
           {schedule.collapseReductions, "kf-collapse-reduction-dims"},
           {schedule.decomposeReductions, "kf-decompose-reductions"},
           {schedule.collapseContractionLoops, "kf-collapse-contraction-dims"},
-          {schedule.fuseEpilogues, "kf-fuse-contraction-epilogues"}}) {
+          {schedule.fuseEpilogues, "kf-fuse-contraction-epilogues"},
+          {schedule.commuteSums, "kf-commute-sum-contraction"}}) {
       if (!enabled)
         continue;
       os << llvm::formatv("    %sfunc{0} = transform.apply_registered_pass "
@@ -425,6 +426,21 @@ FailureOr<kf::Schedule> kf::buildDefaultSchedule(func::FuncOp reference,
       if (failed(structure))
         return failure();
     }
+    // A row sum of a GEMM's output becomes two matrix-vector products
+    // where the rewrite applies (fewer contractions remain).
+    auto contractions = [](const Restructured &shapes) {
+      return llvm::count_if(shapes.shapes, [](const OpShape &shape) {
+        return shape.contraction.has_value();
+      });
+    };
+    schedule.commuteSums = true;
+    FailureOr<Restructured> commuted = restructure(reference, schedule);
+    if (failed(commuted))
+      return failure();
+    if (contractions(*commuted) < contractions(*structure))
+      structure = std::move(commuted);
+    else
+      schedule.commuteSums = false;
     // A GEMM kernel reading an operand down the columns of its tile (rows
     // along K) reads a K-outer copy instead.
     if (llvm::any_of(structure->shapes, [](const OpShape &shape) {
@@ -1053,6 +1069,8 @@ llvm::json::Value kf::toJSON(const Schedule &schedule) {
     object["collapse_mn"] = true;
   if (schedule.fuseEpilogues)
     object["epilogue"] = true;
+  if (schedule.commuteSums)
+    object["commute_sums"] = true;
   if (schedule.kOuterCopies != KOuterCopies::None)
     object["transpose"] = kOuterCopiesName(schedule.kOuterCopies);
   return object;
@@ -1097,6 +1115,7 @@ bool kf::fromJSON(const llvm::json::Value &value, Schedule &schedule,
       !mapper.mapOptional("decompose", schedule.decomposeReductions) ||
       !mapper.mapOptional("collapse_mn", schedule.collapseContractionLoops) ||
       !mapper.mapOptional("epilogue", schedule.fuseEpilogues) ||
+      !mapper.mapOptional("commute_sums", schedule.commuteSums) ||
       !mapKOuterCopies(value, schedule.kOuterCopies, path) ||
       !mapSizes(value, "splits", schedule.splitFactors, path))
     return false;

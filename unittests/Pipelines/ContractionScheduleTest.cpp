@@ -411,4 +411,61 @@ TEST_F(ContractionScheduleTest, DefaultFusesTheEpilogueIntoTheGemmKernel) {
   EXPECT_FALSE(naive->fuseEpilogues);
 }
 
+TEST_F(ContractionScheduleTest, DefaultSumsThroughTheContraction) {
+  // sum_j (A B)[i, j] / 2: the default computes it as two matrix-vector
+  // products (no contraction left for the GEMM kernel); the naive default
+  // (the trusted reference's) keeps the GEMM.
+  lastOp("func.func @f(%a: tensor<512x256xf32>, %b: tensor<256x1024xf32>) "
+         "-> tensor<512xf32> {\n"
+         "  %zero = arith.constant 0.0 : f32\n"
+         "  %init = tensor.empty() : tensor<512x1024xf32>\n"
+         "  %acc = linalg.fill ins(%zero : f32) outs(%init : "
+         "tensor<512x1024xf32>) -> tensor<512x1024xf32>\n"
+         "  %mm = linalg.matmul ins(%a, %b : tensor<512x256xf32>, "
+         "tensor<256x1024xf32>) outs(%acc : tensor<512x1024xf32>) -> "
+         "tensor<512x1024xf32>\n"
+         "  %e = tensor.empty() : tensor<512x1024xf32>\n"
+         "  %half = linalg.generic {indexing_maps = [affine_map<(i, j) -> "
+         "(i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = "
+         "[\"parallel\", \"parallel\"]} ins(%mm : tensor<512x1024xf32>) "
+         "outs(%e : tensor<512x1024xf32>) {\n"
+         "  ^bb0(%x: f32, %o: f32):\n"
+         "    %two = arith.constant 2.0 : f32\n"
+         "    %d = arith.divf %x, %two : f32\n"
+         "    linalg.yield %d : f32\n"
+         "  } -> tensor<512x1024xf32>\n"
+         "  %e2 = tensor.empty() : tensor<512xf32>\n"
+         "  %z = linalg.fill ins(%zero : f32) outs(%e2 : tensor<512xf32>) -> "
+         "tensor<512xf32>\n"
+         "  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, "
+         "j)>, affine_map<(i, j) -> (i)>], iterator_types = [\"parallel\", "
+         "\"reduction\"]} ins(%half : tensor<512x1024xf32>) outs(%z : "
+         "tensor<512xf32>) {\n"
+         "  ^bb0(%x: f32, %o: f32):\n"
+         "    %s = arith.addf %x, %o : f32\n"
+         "    linalg.yield %s : f32\n"
+         "  } -> tensor<512xf32>\n"
+         "  return %r : tensor<512xf32>\n}\n");
+  auto reference = cast<func::FuncOp>(module->getBody()->front());
+  FailureOr<kf::Schedule> schedule = kf::buildDefaultSchedule(reference);
+  ASSERT_TRUE(succeeded(schedule));
+  EXPECT_TRUE(schedule->commuteSums);
+  FailureOr<kf::Restructured> structure = kf::restructure(reference, *schedule);
+  ASSERT_TRUE(succeeded(structure));
+  EXPECT_TRUE(llvm::none_of(structure->shapes, [](const kf::OpShape &shape) {
+    return shape.contraction.has_value();
+  }));
+  EXPECT_TRUE(succeeded(kf::renderSchedule(reference, *schedule)));
+  llvm::json::Value value = kf::toJSON(*schedule);
+  kf::Schedule copy;
+  llvm::json::Path::Root root;
+  ASSERT_TRUE(kf::fromJSON(value, copy, root));
+  EXPECT_TRUE(copy.commuteSums);
+
+  FailureOr<kf::Schedule> naive =
+      kf::buildDefaultSchedule(reference, kf::DefaultSchedule::Naive);
+  ASSERT_TRUE(succeeded(naive));
+  EXPECT_FALSE(naive->commuteSums);
+}
+
 } // namespace

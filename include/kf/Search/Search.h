@@ -60,6 +60,8 @@ enum class MutationAction {
   /// Fuse the elementwise ops after each GEMM-kernel contraction into its
   /// kernel, or give them kernels of their own.
   FuseEpilogues,
+  /// Compute a GEMM's row sums as matrix-vector products, or not.
+  CommuteSums,
 };
 llvm::StringRef stringifyMutationAction(MutationAction action);
 /// The actions an expert of `focus` chooses among.

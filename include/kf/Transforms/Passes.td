@@ -287,6 +287,30 @@ def KFTransposeContractionOperands
                            "::mlir::tensor::TensorDialect"];
 }
 
+def KFCommuteSumContraction
+    : Pass<"kf-commute-sum-contraction", "mlir::func::FuncOp"> {
+  let summary = "Compute the row sums of a GEMM's output as two matrix-vector products";
+  let description = [{
+    For a sum over N (a `linalg.generic` over (i, j) adding its [M, N]
+    input into a zero-filled [M] output) of the output of a 2-D GEMM
+    (`kf::analyzeContraction`, no batch loop), read directly or through
+    one elementwise op that is affine in the GEMM's value (`a_j * c + b_j`:
+    adds, subtracts, negations, multiplications and divisions by values
+    independent of c; its other inputs indexed by N alone or scalars,
+    computing in place or not), rewrites the sum as
+    `y[i] = sum_k A[i, k] * w[k]` with `w[k] = sum_j a_j * B[j, k]`, plus
+    `sum_j b_j` when the epilogue has an offset: (M + N) * K multiply-adds
+    instead of M * N * K, and the GEMM's output is never formed. The GEMM,
+    the epilogue and the sum are erased. The sums run in another order;
+    the correctness trials judge the rounding as for any candidate.
+    Schedules run it as the structure gene `commuteSums` after the
+    epilogue fusion (which makes a chain of elementwise ops one op).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def KFFuseContractionEpilogues
     : Pass<"kf-fuse-contraction-epilogues", "mlir::func::FuncOp"> {
   let summary = "Make the elementwise ops after a GEMM-kernel contraction one op computing in place on its result";

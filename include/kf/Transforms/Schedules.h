@@ -69,11 +69,11 @@ enum class KOuterCopies { None, B, AB };
 
 /// The schedule of a whole reference function. Its structure genes first
 /// rewrite the reference (in this order: fusion, collapsing, decomposing,
-/// collapsing contraction loops, epilogues, K-outer operand copies,
-/// splitting); then each linalg op of the rewritten function, in the order
-/// the ops appear, gets its own kernel, mapped by one OpSchedule, except
-/// the ops fused into a GEMM kernel (its output's fill and its epilogue),
-/// whose OpSchedules are ignored.
+/// collapsing contraction loops, epilogues, sums through contractions,
+/// K-outer operand copies, splitting); then each linalg op of the rewritten
+/// function, in the order the ops appear, gets its own kernel, mapped by one
+/// OpSchedule, except the ops fused into a GEMM kernel (its output's fill and
+/// its epilogue), whose OpSchedules are ignored.
 struct Schedule {
   /// Fuse elementwise producers into every consumer, recomputing them
   /// (kf-fuse-elementwise): intermediate tensors are never stored.
@@ -95,6 +95,11 @@ struct Schedule {
   /// the single store: one kernel for the group, and the contraction's
   /// result never reaches global memory before its epilogue.
   bool fuseEpilogues = false;
+  /// A sum over N of a GEMM's output (directly or through an epilogue
+  /// affine in it) becomes two matrix-vector products
+  /// (kf-commute-sum-contraction): an algebraic rewrite, whose rounding
+  /// the correctness trials judge.
+  bool commuteSums = false;
   /// Inputs of the GEMM kernel's contractions whose rows run along K get a
   /// K-outer copy, transposed once by a kernel of its own
   /// (kf-transpose-contraction-operands): B alone ([N, K], as nn.Linear's
@@ -191,10 +196,10 @@ mlir::FailureOr<std::string> renderSchedule(mlir::func::FuncOp reference,
 /// A schedule as JSON (what the experience library stores and reuses):
 /// {"fuse": bool, "collapse": bool, "decompose": bool (optional, false),
 /// "collapse_mn": bool (optional, false), "epilogue": bool (optional,
-/// false), "transpose": "none" | "b" | "ab" (optional, "none"), "splits":
-/// [int], "ops": [{"block": [int], "threads": [int], "vector": int, "step":
-/// int, "stage": int (optional, 0), "gemm": ContractionTile (optional,
-/// unset)}]}.
+/// false), "commute_sums": bool (optional, false), "transpose": "none" | "b" |
+/// "ab" (optional, "none"), "splits": [int], "ops": [{"block": [int],
+/// "threads": [int], "vector": int, "step": int, "stage": int (optional, 0),
+/// "gemm": ContractionTile (optional, unset)}]}.
 llvm::json::Value toJSON(const Schedule &schedule);
 /// The gene's JSON spelling: "none", "b" or "ab".
 llvm::StringRef kOuterCopiesName(KOuterCopies copies);
