@@ -33,6 +33,13 @@ if getattr(config, "kf_sanitize", ""):
     config.available_features.add("sanitizer")
     config.environment["ASAN_OPTIONS"] = "detect_leaks=0:abort_on_error=0"
     config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
+    # Ranks on another host start with a bare environment: mpirun passes
+    # these on (without, LeakSanitizer reports Open MPI's allocations there
+    # and the rank exits with 1).
+    mpirun_sanitizer_env = "-x ASAN_OPTIONS -x UBSAN_OPTIONS"
+else:
+    mpirun_sanitizer_env = ""
+config.substitutions.append(("%mpirun_sanitizer_env", mpirun_sanitizer_env))
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 # kf-evolve runs without --db never touch the user's experience library.
 config.environment["KF_EXPERIENCE_DB"] = os.path.join(
@@ -50,6 +57,17 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 # FileCheck variables do not leak across CHECK-LABEL blocks.
 config.substitutions.insert(0, ("FileCheck ", "FileCheck --enable-var-scope "))
+
+# mlir-runner: upstream's CPU runner and its support libraries, for tests
+# that run a rewrite's result on the CPU.
+runner_lib_dir = os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")
+runner_utils = os.path.join(runner_lib_dir, "libmlir_runner_utils.so")
+c_runner_utils = os.path.join(runner_lib_dir, "libmlir_c_runner_utils.so")
+if (shutil.which("mlir-runner", path=config.llvm_tools_dir)
+        and os.path.exists(runner_utils) and os.path.exists(c_runner_utils)):
+    config.available_features.add("mlir-runner")
+    config.substitutions.append(("%mlir_runner_utils", runner_utils))
+    config.substitutions.append(("%mlir_c_runner_utils", c_runner_utils))
 
 # cuda-import: clang and the CUDA headers were found (CUDA input works).
 if config.kf_cuda_import.upper() in ("ON", "1", "TRUE", "YES"):
@@ -77,7 +95,7 @@ if config.kf_enable_mpi.upper() in ("ON", "1", "TRUE", "YES") and mpirun:
     # hosts, whose links with-second-host.sh chooses.
     config.substitutions.append(
         ("%mpihosts", mpirun + " --allow-run-as-root --oversubscribe"
-         " --enable-recovery"))
+         " --enable-recovery " + mpirun_sanitizer_env))
 
 # mount-namespace: files can be hidden from one command (unshare -m, as
 # root), e.g. the system's Open MPI from the bundle's.
