@@ -1,6 +1,7 @@
 //===- ContractionSchedule.cpp - The pipelined GEMM kernel kind -----------===//
 
 #include "kf/Transforms/ContractionSchedule.h"
+#include "kf/Transforms/LoopRuns.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -152,45 +153,19 @@ FailureOr<kf::ContractionLoops> kf::analyzeContraction(linalg::LinalgOp op,
   return loops;
 }
 
-namespace {
-/// Maximal runs of two or more consecutive loops among `loops` (sorted)
-/// that every map keeps adjacent and in order, appended to `runs`.
-void appendPreservedRuns(ArrayRef<AffineMap> maps, ArrayRef<unsigned> loops,
-                         SmallVectorImpl<ReassociationIndices> &runs) {
-  for (size_t start = 0; start < loops.size();) {
-    ReassociationIndices run{static_cast<int64_t>(loops[start])};
-    size_t end = start + 1;
-    for (; end < loops.size() && loops[end] == loops[end - 1] + 1; ++end) {
-      ReassociationIndices longer = run;
-      longer.push_back(loops[end]);
-      if (!linalg::areDimSequencesPreserved(maps, {longer}))
-        break;
-      run = std::move(longer);
-    }
-    if (run.size() >= 2)
-      runs.push_back(std::move(run));
-    start = end;
-  }
-}
-} // namespace
-
 SmallVector<ReassociationIndices>
 kf::collapsibleContractionLoops(linalg::LinalgOp op) {
   SmallVector<ReassociationIndices> runs;
   if (!linalg::isaContractionOpInterface(op))
     return runs;
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  // areDimSequencesPreserved is only defined for projected permutations.
-  if (!llvm::all_of(maps,
-                    [](AffineMap map) { return map.isProjectedPermutation(); }))
-    return runs;
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
   if (failed(dims))
     return runs;
   for (SmallVector<unsigned, 2> loops : {dims->m, dims->n}) {
     llvm::sort(loops);
-    appendPreservedRuns(maps, loops, runs);
+    runs.append(kf::preservedLoopRuns(maps, loops));
   }
   return runs;
 }

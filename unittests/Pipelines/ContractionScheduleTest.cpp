@@ -1,6 +1,7 @@
 //===- ContractionScheduleTest.cpp - The pipelined GEMM kernel kind -------===//
 
 #include "kf/Transforms/ContractionSchedule.h"
+#include "kf/Transforms/LoopRuns.h"
 #include "kf/Transforms/Schedules.h"
 
 #include "kf/InitAll.h"
@@ -466,6 +467,27 @@ TEST_F(ContractionScheduleTest, DefaultSumsThroughTheContraction) {
       kf::buildDefaultSchedule(reference, kf::DefaultSchedule::Naive);
   ASSERT_TRUE(succeeded(naive));
   EXPECT_FALSE(naive->commuteSums);
+}
+
+TEST_F(ContractionScheduleTest, PreservedLoopRuns) {
+  // x[n, c, h, w] read by a reduction over (c, n, h, w) into [c]: of the
+  // loops 1, 2, 3 (n, h, w) every map keeps only h, w together.
+  MLIRContext *ctx = &context;
+  auto d = [&](unsigned position) { return getAffineDimExpr(position, ctx); };
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(4, 0, {d(1), d(0), d(2), d(3)}, ctx),
+      AffineMap::get(4, 0, {d(0)}, ctx)};
+  SmallVector<ReassociationIndices> runs =
+      kf::preservedLoopRuns(maps, {1, 2, 3});
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0], (ReassociationIndices{2, 3}));
+  // Loops that are not consecutive never form a run.
+  EXPECT_TRUE(kf::preservedLoopRuns(maps, {0, 2}).empty());
+  // A map that is not a projected permutation (a pooling window's h + kh):
+  // no run at all.
+  SmallVector<AffineMap> window = {AffineMap::get(2, 0, {d(0) + d(1)}, ctx),
+                                   AffineMap::get(2, 0, {d(0), d(1)}, ctx)};
+  EXPECT_TRUE(kf::preservedLoopRuns(window, {0, 1}).empty());
 }
 
 } // namespace
