@@ -473,6 +473,27 @@ int64_t parallelSplitFactor(const OpShape &shape) {
 }
 
 /// A structure mutation; returns a description, or "" when none applies.
+/// Whether the restructured reference still has a contraction the GEMM
+/// genes act on.
+bool hasContraction(const Restructured &structure) {
+  return llvm::any_of(structure.shapes, [](const OpShape &shape) {
+    return shape.contraction.has_value();
+  });
+}
+
+/// Toggles `gene`, a structure gene that only matters where a contraction
+/// is left (or that is on already), and describes the change; "" when it
+/// cannot apply.
+std::string toggleContractionGene(Schedule &genome, bool &gene,
+                                  const Restructured &structure,
+                                  llvm::StringRef on, llvm::StringRef off) {
+  if (!gene && !hasContraction(structure))
+    return "";
+  gene = !gene;
+  genome.splitFactors.clear();
+  return (gene ? on : off).str();
+}
+
 std::string mutateStructure(Schedule &genome, const Restructured &structure,
                             MutationAction action, std::mt19937_64 &rng) {
   switch (action) {
@@ -493,11 +514,7 @@ std::string mutateStructure(Schedule &genome, const Restructured &structure,
                                       : "keep multi-loop reductions whole";
   case MutationAction::TransposeOperands: {
     // Only where some contraction has an operand to copy.
-    if (!llvm::any_of(structure.shapes,
-                      [](const OpShape &shape) {
-                        return shape.contraction.has_value();
-                      }) &&
-        genome.kOuterCopies == KOuterCopies::None)
+    if (!hasContraction(structure) && genome.kOuterCopies == KOuterCopies::None)
       return "";
     KOuterCopies next[] = {KOuterCopies::B, KOuterCopies::AB,
                            KOuterCopies::None};
@@ -507,31 +524,14 @@ std::string mutateStructure(Schedule &genome, const Restructured &structure,
                          kOuterCopiesName(genome.kOuterCopies))
         .str();
   }
-  case MutationAction::FuseEpilogues: {
-    // Only where some contraction has an epilogue to fuse (or unfuse).
-    if (!genome.fuseEpilogues &&
-        llvm::none_of(structure.shapes, [](const OpShape &shape) {
-          return shape.contraction.has_value();
-        }))
-      return "";
-    genome.fuseEpilogues = !genome.fuseEpilogues;
-    genome.splitFactors.clear();
-    return genome.fuseEpilogues ? "fuse epilogues into GEMM kernels"
-                                : "give epilogues kernels of their own";
-  }
-  case MutationAction::CommuteSums: {
-    // Only where some contraction is left to rewrite (or the rewrite is
-    // on).
-    if (!genome.commuteSums &&
-        llvm::none_of(structure.shapes, [](const OpShape &shape) {
-          return shape.contraction.has_value();
-        }))
-      return "";
-    genome.commuteSums = !genome.commuteSums;
-    genome.splitFactors.clear();
-    return genome.commuteSums ? "row sums of GEMMs as matrix-vector products"
-                              : "row sums of GEMMs as computed";
-  }
+  case MutationAction::FuseEpilogues:
+    return toggleContractionGene(genome, genome.fuseEpilogues, structure,
+                                 "fuse epilogues into GEMM kernels",
+                                 "give epilogues kernels of their own");
+  case MutationAction::CommuteSums:
+    return toggleContractionGene(genome, genome.commuteSums, structure,
+                                 "row sums of GEMMs as matrix-vector products",
+                                 "row sums of GEMMs as computed");
   case MutationAction::SplitReduction: {
     genome.splitFactors.resize(structure.splittable.size(), 0);
     llvm::SmallVector<unsigned> candidates;

@@ -409,19 +409,17 @@ void kf::renderContractionTiling(llvm::raw_ostream &os, unsigned index,
   int64_t threads = tile.numThreads();
   std::string i = std::to_string(index);
   // The epilogue's loops are the output's dimensions: it is tiled like the
-  // output (over blocks, then each thread's register tile).
-  SmallVector<int64_t> epilogueBlockTile(rank, 0), epilogueThreadTile(rank, 0);
+  // output over blocks, then like the fill over threads.
+  SmallVector<int64_t> epilogueBlockTile(rank, 0);
   SmallVector<std::string> epilogueBlockMapping;
   ArrayRef<int64_t> outputShape =
       cast<ShapedType>(op.getDpsInitOperand(0)->get().getType()).getShape();
   for (unsigned dim = 0; dim < rank; ++dim) {
     if (dim == loops.outputMDim) {
       epilogueBlockTile[dim] = tile.blockM;
-      epilogueThreadTile[dim] = tile.threadM;
       epilogueBlockMapping.push_back(mapping("block", 'y'));
     } else if (dim == loops.outputNDim) {
       epilogueBlockTile[dim] = tile.blockN;
-      epilogueThreadTile[dim] = tile.threadN;
       epilogueBlockMapping.push_back(mapping("block", 'x'));
     } else if (outputShape[dim] > 1) {
       epilogueBlockTile[dim] = 1;
@@ -508,8 +506,8 @@ void kf::renderContractionTiling(llvm::raw_ostream &os, unsigned index,
   if (!epilogueHandle.empty())
     os << "    %ethread" << i << ", %etforall" << i
        << " = transform.structured.tile_using_forall %eblock" << i
-       << " tile_sizes [" << llvm::interleaved(epilogueThreadTile)
-       << "] (mapping = [" << llvm::interleaved(fillMapping)
+       << " tile_sizes [" << llvm::interleaved(fillTile) << "] (mapping = ["
+       << llvm::interleaved(fillMapping)
        << "]) : (!transform.any_op) -> (!transform.any_op, "
           "!transform.any_op)\n"
        << "    transform.structured.vectorize %ethread" << i

@@ -48,6 +48,15 @@ protected:
         .str();
   }
 
+  /// `schedule` written as JSON and read back (nullopt if it does not read).
+  static std::optional<kf::Schedule> roundTrip(const kf::Schedule &schedule) {
+    kf::Schedule copy;
+    llvm::json::Path::Root root;
+    if (!kf::fromJSON(kf::toJSON(schedule), copy, root))
+      return std::nullopt;
+    return copy;
+  }
+
   MLIRContext context;
   OwningOpRef<ModuleOp> module;
 };
@@ -242,11 +251,9 @@ TEST_F(ContractionScheduleTest, ScheduleJSONKeepsTheKOuterCopies) {
   for (kf::KOuterCopies copies : {kf::KOuterCopies::B, kf::KOuterCopies::AB}) {
     kf::Schedule schedule;
     schedule.kOuterCopies = copies;
-    llvm::json::Value value = kf::toJSON(schedule);
-    kf::Schedule copy;
-    llvm::json::Path::Root root;
-    ASSERT_TRUE(kf::fromJSON(value, copy, root));
-    EXPECT_EQ(copy.kOuterCopies, copies);
+    std::optional<kf::Schedule> copy = roundTrip(schedule);
+    ASSERT_TRUE(copy);
+    EXPECT_EQ(copy->kOuterCopies, copies);
   }
   // An unknown spelling is an error, not "none".
   llvm::json::Value bad = llvm::json::Object{{"fuse", false},
@@ -330,11 +337,9 @@ TEST_F(ContractionScheduleTest, DefaultCollapsesTheMLoopsOfATensorTimesMatrix) {
   EXPECT_EQ(structure->shapes[1].contraction->m, 4 * 8 * 128);
   EXPECT_TRUE(schedule->ops[1].contraction.isSet());
   EXPECT_TRUE(succeeded(kf::renderSchedule(reference, *schedule)));
-  llvm::json::Value value = kf::toJSON(*schedule);
-  kf::Schedule copy;
-  llvm::json::Path::Root root;
-  ASSERT_TRUE(kf::fromJSON(value, copy, root));
-  EXPECT_TRUE(copy.collapseContractionLoops);
+  std::optional<kf::Schedule> copy = roundTrip(*schedule);
+  ASSERT_TRUE(copy);
+  EXPECT_TRUE(copy->collapseContractionLoops);
 }
 
 TEST_F(ContractionScheduleTest, DefaultFusesTheEpilogueIntoTheGemmKernel) {
@@ -387,11 +392,9 @@ TEST_F(ContractionScheduleTest, DefaultFusesTheEpilogueIntoTheGemmKernel) {
   EXPECT_EQ(StringRef(*script).count("generate_gpu_launch"), 1u);
   EXPECT_NE(script->find("fuse_into_containing_op %op1 into %ebforall1"),
             std::string::npos);
-  llvm::json::Value value = kf::toJSON(*schedule);
-  kf::Schedule copy;
-  llvm::json::Path::Root root;
-  ASSERT_TRUE(kf::fromJSON(value, copy, root));
-  EXPECT_TRUE(copy.fuseEpilogues);
+  std::optional<kf::Schedule> copy = roundTrip(*schedule);
+  ASSERT_TRUE(copy);
+  EXPECT_TRUE(copy->fuseEpilogues);
 
   // Without the gene: the two elementwise ops keep their kernels.
   kf::Schedule separate = *schedule;
@@ -457,11 +460,9 @@ TEST_F(ContractionScheduleTest, DefaultSumsThroughTheContraction) {
     return shape.contraction.has_value();
   }));
   EXPECT_TRUE(succeeded(kf::renderSchedule(reference, *schedule)));
-  llvm::json::Value value = kf::toJSON(*schedule);
-  kf::Schedule copy;
-  llvm::json::Path::Root root;
-  ASSERT_TRUE(kf::fromJSON(value, copy, root));
-  EXPECT_TRUE(copy.commuteSums);
+  std::optional<kf::Schedule> copy = roundTrip(*schedule);
+  ASSERT_TRUE(copy);
+  EXPECT_TRUE(copy->commuteSums);
 
   FailureOr<kf::Schedule> naive =
       kf::buildDefaultSchedule(reference, kf::DefaultSchedule::Naive);
