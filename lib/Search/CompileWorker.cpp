@@ -1,0 +1,72 @@
+//===- CompileWorker.cpp - The worker side of kf::CompilePool -------------===//
+
+#include "kf/Search/CompileWorker.h"
+
+#include "kf/Search/CompilePool.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <string>
+
+using namespace llvm;
+using namespace mlir;
+
+namespace kf {
+
+int runCompileWorker(MLIRContext &context, const ProblemInputOptions &options,
+                     bool emitLowered, std::istream &requests) {
+  SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  std::optional<LoadedProblem> loaded =
+      loadProblem(context, sourceMgr, options);
+  if (!loaded)
+    return 1;
+  // A candidate's first error is its reason, sent back in its reply.
+  std::string firstError;
+  ScopedDiagnosticHandler collect(&context, [&](Diagnostic &diagnostic) {
+    if (diagnostic.getSeverity() == DiagnosticSeverity::Error &&
+        firstError.empty())
+      firstError = diagnostic.str();
+    return success();
+  });
+  std::string line;
+  while (std::getline(requests, line)) {
+    CompileReply reply;
+    Expected<json::Value> request = json::parse(line);
+    CandidateSource candidate;
+    json::Path::Root root;
+    if (!request)
+      consumeError(request.takeError());
+    if (!request || !fromJSON(*request, candidate, root)) {
+      reply.status = "compile-error:request";
+      reply.error = "a request is a JSON object with \"kind\" (schedule or "
+                    "kernel) and \"text\"";
+    } else {
+      firstError.clear();
+      CompileStage stage = CompileStage::Schedule;
+      SmallVector<CheatFinding> rejections;
+      FailureOr<CompiledCandidate> compiled =
+          compileText(options, *loaded, candidate.kind, candidate.text,
+                      "candidate-kernel.mlir", stage, &rejections);
+      if (failed(compiled)) {
+        reply.status =
+            rejections.empty()
+                ? ("compile-error:" + stringifyCompileStage(stage)).str()
+                : "rejected";
+        reply.error = firstError;
+      } else {
+        reply.status = "compiled";
+        reply.predictedSeconds = compiled->predictedSeconds;
+        reply.triggers = diagnosisTriggers(*compiled);
+        if (emitLowered)
+          reply.lowered = printModule(*compiled->lowered);
+      }
+    }
+    outs() << reply.toJSON() << "\n";
+    outs().flush();
+  }
+  return 0;
+}
+
+} // namespace kf
