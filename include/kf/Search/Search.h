@@ -9,14 +9,15 @@
 // includes the legality and static cheat checks) and evaluating it are
 // callbacks, so the same loop drives the GPU and the static cost model.
 //
-// Expert actions are weighted by a callback (the experience library, see
-// ExperienceLibrary.h) and the first population can be seeded.
+// Expert actions (RuleExperts.h) are weighted by a callback (the experience
+// library, see ExperienceLibrary.h) and the first population can be seeded.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef KF_SEARCH_SEARCH_H
 #define KF_SEARCH_SEARCH_H
 
+#include "kf/Search/RuleExperts.h"
 #include "kf/Transforms/Schedules.h"
 
 #include "llvm/Support/JSON.h"
@@ -28,94 +29,6 @@
 #include <vector>
 
 namespace kf {
-
-/// What an expert focuses on; island i uses focus i modulo the count.
-enum class ExpertFocus { Memory, Compute, Parallelism, Structure };
-llvm::StringRef stringifyExpertFocus(ExpertFocus focus);
-
-/// What one mutation changes. The experience library keeps outcome
-/// statistics per (diagnosis trigger, action) and weights the actions an
-/// expert tries by them.
-enum class MutationAction {
-  /// Vector width of an op's innermost loop (16-byte loads and stores).
-  VectorWidth,
-  /// Register accumulation of a reduction in vectorized steps.
-  ReductionStep,
-  /// Threads per block along one loop (and the block tile with it).
-  Threads,
-  /// Split a reduction across threads and blocks (or change the split).
-  SplitReduction,
-  /// Fuse elementwise producers into their consumers, or undo it.
-  FuseElementwise,
-  /// Collapse adjacent reduction loops, or undo it.
-  CollapseReductions,
-  /// Decompose reductions over several loops, or undo it.
-  DecomposeReductions,
-  /// Stage an op's input tiles in shared memory with a register tile per
-  /// thread, or change its tiles (block, thread, reduction stage, step).
-  StageOperands,
-  /// Change which GEMM-kernel operands with rows along K get K-outer copies
-  /// (none, B, A and B).
-  TransposeOperands,
-  /// Fuse the elementwise ops after each GEMM-kernel contraction into its
-  /// kernel, or give them kernels of their own.
-  FuseEpilogues,
-  /// Compute a GEMM's row sums as matrix-vector products, or not.
-  CommuteSums,
-};
-llvm::StringRef stringifyMutationAction(MutationAction action);
-/// The actions an expert of `focus` chooses among.
-llvm::ArrayRef<MutationAction> actionsOf(ExpertFocus focus);
-
-/// The ops a schedule's structure genes (fusion, collapsing, splits) make
-/// of the reference, with their default mappings; std::nullopt when the
-/// genes do not apply.
-using RestructureFn =
-    std::function<std::optional<Restructured>(const Schedule &)>;
-
-/// One proposal: a mutated genome, the action and what was changed, in
-/// words.
-struct Proposal {
-  Schedule genome;
-  MutationAction action;
-  std::string change;
-};
-
-/// Applies `action` to a random op of `parent` (whose ops and their shapes
-/// `structure` describes). Proposals keep tiles that divide their loops
-/// when a vector width or reduction step needs static tiles; others may
-/// still be illegal, which compiling finds out. A structure change gives
-/// the new ops the parent's mapping where an op's shape is unchanged, the
-/// default mapping elsewhere. std::nullopt when the action does not apply.
-std::optional<Proposal> proposeMutation(const Schedule &parent,
-                                        const Restructured &structure,
-                                        MutationAction action,
-                                        std::mt19937_64 &rng,
-                                        const RestructureFn &restructure);
-
-/// The rule-based experts' starting points besides the default schedule:
-/// every op vectorized where its loops allow ("vectorized": elementwise ops
-/// 4-wide, reductions in register steps of 8), and, for reductions over
-/// 8192 elements or more, elementwise producers fused, reduction loops
-/// collapsed, reductions still over several loops decomposed (when that
-/// applies) and each long reduction split so that outputs x split fill
-/// about half the GPU's resident threads (at least 256 ways, at most 8192;
-/// the largest power of two up to that which divides it, or the largest
-/// divisor when no power of two does), with the other
-/// ops vectorized ("split-reductions"; also made when only the
-/// decomposition applies). Seeds whose genes do not apply are left out.
-std::vector<std::pair<std::string, Schedule>>
-expertSeeds(const Schedule &defaultSchedule, const RestructureFn &restructure);
-
-/// Fits a genome found for another problem to this one: the same
-/// structure genes, with each split reduction split as the expert seeds
-/// split it for this problem's parallelism (the largest factor up to the
-/// old one that divides the new reduction when that rule finds none), each
-/// op's threads and tiles clamped to its
-/// loops, vector widths and reduction steps kept where they divide.
-/// std::nullopt when the op counts or loop ranks differ.
-std::optional<Schedule> adaptGenome(const Schedule &genome,
-                                    const RestructureFn &restructure);
 
 /// What a candidate's text is: a transform script for the problem's
 /// reference, or a rewritten kernel (a module whose host function launches
