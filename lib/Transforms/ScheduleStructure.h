@@ -1,0 +1,79 @@
+//===- ScheduleStructure.h - What schedules know of a reference -*- C++ -*-===//
+//
+// Private to lib/Transforms: the reference's linalg ops as a schedule sees
+// them, and the reference after a genome's structure genes, shared by the
+// default schedule and restructuring (Schedules.cpp) and the rendering of a
+// genome as a script (ScheduleRendering.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KF_LIB_TRANSFORMS_SCHEDULESTRUCTURE_H
+#define KF_LIB_TRANSFORMS_SCHEDULESTRUCTURE_H
+
+#include "kf/Transforms/ContractionSchedule.h"
+#include "kf/Transforms/Schedules.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace kf::schedule_detail {
+
+/// Facts about one linalg op of the reference that a schedule needs.
+struct ScheduledOp {
+  mlir::linalg::LinalgOp op;
+  /// Static loop ranges of the parallel loops, outermost first.
+  llvm::SmallVector<int64_t> parallelSizes;
+  /// Positions of the parallel loops among all loops.
+  llvm::SmallVector<unsigned> parallelLoops;
+  /// The innermost reduction loop and its static range, if any.
+  std::optional<unsigned> innerReduction;
+  int64_t innerReductionSize = 0;
+  /// Iterations of all reduction loops together (1 without any).
+  int64_t reductionIterations = 1;
+  unsigned numLoops = 0;
+  /// Rank of the op's first output (where a split inserts its dimension).
+  int64_t outputRank = 0;
+  /// The op's loops when the GEMM kernel can compute it
+  /// (kf::analyzeContraction); kept here because a split erases the op
+  /// that was analyzed.
+  /// (Shared: ScheduledOp stays small enough for SmallVector.)
+  std::shared_ptr<const kf::ContractionLoops> contraction;
+  /// For such an op: the index of its in-place epilogue among the ops.
+  std::optional<unsigned> epilogue;
+};
+
+/// The reference after the structure genes of `schedule`, in its own
+/// module, with its ops before and after splitting.
+struct AppliedStructure {
+  mlir::OwningOpRef<mlir::ModuleOp> payload;
+  llvm::SmallVector<ScheduledOp> splittable, ops;
+};
+
+/// The gpu mapping attribute for the `position`-th mapped loop counted from
+/// the innermost (0 = x).
+std::string mappingName(llvm::StringRef kind, unsigned position);
+
+/// Whether the structure genes other than splits rewrite the reference.
+bool rewritesOps(const Schedule &schedule);
+bool hasSplits(const Schedule &schedule);
+
+/// The transform ops that rewrite the reference (fusion, collapsing) or,
+/// with `splits`, split its reductions; `numOps` is the op count before
+/// splits. Emits into a sequence whose root handle is %root.
+void renderStructure(llvm::raw_ostream &os, const Schedule &schedule,
+                     bool splits, unsigned numOps,
+                     llvm::ArrayRef<ScheduledOp> splittable);
+
+mlir::FailureOr<AppliedStructure> applyStructure(mlir::func::FuncOp reference,
+                                                 const Schedule &schedule);
+
+} // namespace kf::schedule_detail
+
+#endif // KF_LIB_TRANSFORMS_SCHEDULESTRUCTURE_H
