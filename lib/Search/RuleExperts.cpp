@@ -690,8 +690,16 @@ kf::expertSeeds(const Schedule &defaultSchedule,
     split.decomposeReductions = false;
   bool anySplit = false;
   for (const OpShape &shape : rewritten->splittable) {
+    // A contraction the GEMM kernel computes keeps its K loop: the kernel
+    // splits K itself where that fills the GPU (splitKFactor), and a split
+    // here writes a partial product per slice of K (8 GB for a 1024 x 8192
+    // x 8192 Linear layer, which made the seed 2.5x slower than the
+    // default on Level 2 problem 99 and kept its softmax unsplit).
+    bool gemmKernel =
+        shape.contraction && defaultContractionTile(*shape.contraction);
     int64_t factor = 0;
-    if (shape.reductionLoops == 1 && shape.innerReductionSize >= 8192)
+    if (!gemmKernel && shape.reductionLoops == 1 &&
+        shape.innerReductionSize >= 8192)
       factor = parallelSplitFactor(shape);
     split.splitFactors.push_back(factor);
     anySplit |= factor > 0;

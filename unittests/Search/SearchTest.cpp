@@ -513,6 +513,51 @@ TEST(Search, ExpertSeedsSkipUntiledOpsAndSplitOddReductions) {
             (llvm::SmallVector<int64_t>{0, 0, 252}));
 }
 
+TEST(Search, SplitReductionsSeedLeavesGemmKernelsWhole) {
+  // Level 2 problem 99: a 1024 x 8192 x 8192 Linear layer, then a softmax
+  // over rows of 8192. The seed splits the softmax's row reductions, not
+  // the GEMM kernel's K loop (the kernel splits K itself where that pays).
+  ContractionLoops gemm;
+  gemm.numLoops = 3;
+  gemm.mLoop = 0;
+  gemm.nLoop = 1;
+  gemm.kLoop = 2;
+  gemm.m = 1024;
+  gemm.n = 8192;
+  gemm.k = 8192;
+  gemm.aContiguousLoop = 2;
+  gemm.bContiguousLoop = 1;
+  gemm.aRowLength = 8192;
+  gemm.bRowLength = 8192;
+  ASSERT_TRUE(defaultContractionTile(gemm));
+  OpShape matmul{{1024, 8192}, 8192, 1};
+  matmul.contraction = gemm;
+  llvm::SmallVector<OpShape> ops = {matmul, OpShape{{1024}, 8192, 1},
+                                    OpShape{{1024, 8192}, 0}};
+  Schedule defaults;
+  OpSchedule gemmOp, rowMax, elementwise;
+  gemmOp.contraction = *defaultContractionTile(gemm);
+  rowMax.blockTile = {64};
+  rowMax.threads = {64};
+  elementwise.blockTile = {4, 256};
+  elementwise.threads = {4, 64};
+  defaults.ops = {gemmOp, rowMax, elementwise};
+  RestructureFn restructure =
+      [&](const Schedule &) -> std::optional<Restructured> {
+    return Restructured{ops, ops, defaults.ops};
+  };
+  std::map<std::string, Schedule> seeds;
+  for (auto &[name, genome] : expertSeeds(defaults, restructure))
+    seeds[name] = genome;
+  ASSERT_TRUE(seeds.count("split-reductions"));
+  llvm::SmallVector<int64_t> factors = seeds["split-reductions"].splitFactors;
+  ASSERT_EQ(factors.size(), 3u);
+  EXPECT_EQ(factors[0], 0);
+  // 1024 outputs: the seeds' smallest split, 256 ways.
+  EXPECT_EQ(factors[1], 256);
+  EXPECT_EQ(factors[2], 0);
+}
+
 TEST(Search, AdaptGenomeFitsAnotherProblemsSchedule) {
   // A schedule found for 256 x 4096 moved to 16 x 100: thread counts and
   // tiles shrink to fit, the vector width 4 (which divides 100) stays with
