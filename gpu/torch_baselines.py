@@ -4,7 +4,16 @@ numbers need. Prints JSON: {name: {"median_ms": ..., "p10_ms": ...,
 "p90_ms": ...}}, the torch.compile timings under name + "_compiled" (or
 {"error": ...} when compiling failed)."""
 import json
+import os
+import sys
+
 import torch
+
+# The timing function is bench/suite's (bench/ sits beside gpu/ in the
+# repository and in the bundle).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "bench"))
+from suite import timing  # noqa: E402
 
 torch.backends.cuda.matmul.allow_tf32 = False
 torch.backends.cudnn.allow_tf32 = False
@@ -13,21 +22,7 @@ flush = torch.empty(256 * 1024 * 1024, dtype=torch.int8, device=dev)
 
 
 def time_fn(fn, runs=20):
-    fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(runs):
-        flush.zero_()
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    times.sort()
-    q = lambda f: times[int(f * (len(times) - 1))]
-    return {"median_ms": q(0.5), "p10_ms": q(0.1), "p90_ms": q(0.9)}
+    return timing.time_fn(torch, fn, flush, min_runs=runs, max_runs=runs)
 
 
 def u(*shape, lo=-1.0, hi=1.0):
