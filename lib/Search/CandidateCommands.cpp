@@ -18,12 +18,6 @@ using namespace mlir;
 
 namespace kf {
 
-/// The command of a measurement worker: the kf-evolve executable.
-static std::vector<std::string>
-measurementWorkerCommand(const EvalCommandConfig &config) {
-  return {config.executable, "worker", "--chip=" + config.input.chip};
-}
-
 static int writeOutput(StringRef path, StringRef text) {
   std::string error;
   auto output = openOutputFile(path, &error);
@@ -205,7 +199,8 @@ int runEvalCommand(MLIRContext &context, const EvalCommandConfig &config) {
   ProblemAnalysis analysis = analyzeProblem(loaded->reference, ceilings);
   const ProblemSpec &spec = loaded->spec;
 
-  WorkerClient worker(measurementWorkerCommand(config));
+  WorkerClient worker(
+      measurementWorkerCommand(config.executable, config.input.chip));
   CompileStage stage;
 
   json::Array results;

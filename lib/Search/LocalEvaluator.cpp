@@ -80,8 +80,7 @@ LocalEvaluator::create(const SearchConfig &config, const LoadedProblem &problem,
       return nullptr;
     evaluator->referenceText = printModule(*reference->lowered);
     evaluator->gpus = std::make_unique<WorkerPool>(
-        std::vector<std::string>{config.executable, "worker",
-                                 "--chip=" + config.input.chip},
+        measurementWorkerCommand(config.executable, config.input.chip),
         devices);
   }
 

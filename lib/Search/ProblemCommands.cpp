@@ -22,12 +22,6 @@ using namespace mlir;
 
 namespace kf {
 
-/// The command of a measurement worker: the kf-evolve executable.
-static std::vector<std::string>
-measurementWorkerCommand(const ProblemCheckConfig &config) {
-  return {config.executable, "worker", "--chip=" + config.input.chip};
-}
-
 int runCheckReferenceCommand(MLIRContext &context,
                              const ProblemCheckConfig &config) {
   SourceMgr sourceMgr;
@@ -41,7 +35,8 @@ int runCheckReferenceCommand(MLIRContext &context,
   if (failed(reference))
     return 1;
   ProblemSpec spec = buildProblemSpec(loaded->problem);
-  WorkerClient worker(measurementWorkerCommand(config));
+  WorkerClient worker(
+      measurementWorkerCommand(config.executable, config.input.chip));
   EvalConfig evalConfig;
   evalConfig.device = config.eval.device;
   evalConfig.seed = config.eval.seed;

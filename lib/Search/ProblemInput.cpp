@@ -230,4 +230,9 @@ std::string printModule(ModuleOp module) {
   return text;
 }
 
+std::vector<std::string> measurementWorkerCommand(StringRef executable,
+                                                  StringRef chip) {
+  return {executable.str(), "worker", ("--chip=" + chip).str()};
+}
+
 } // namespace kf

@@ -120,6 +120,11 @@ compileReference(const ProblemInputOptions &options,
 
 std::string printModule(mlir::ModuleOp module);
 
+/// The command of a measurement worker (the isolated GPU process of eval,
+/// the reference checks and the search): `executable` (kf-evolve) worker.
+std::vector<std::string> measurementWorkerCommand(llvm::StringRef executable,
+                                                  llvm::StringRef chip);
+
 } // namespace kf
 
 #endif // KF_SEARCH_PROBLEMINPUT_H
