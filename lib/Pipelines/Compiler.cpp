@@ -81,11 +81,13 @@ static void setPipelineOptions(kf::LowerToPTXOptions &lowering,
 
 /// Runs kf-lower-to-ptx on `payload`, taking the kernel diagnosis and the
 /// static cheat checks just before serialization.
-static LogicalResult lowerAndDiagnose(
-    ModuleOp payload, unsigned numInputs, const kf::ProblemAnalysis &problem,
-    const kf::CompileOptions &options, llvm::json::Array &diagnosis,
-    double &predictedSeconds, kf::CompileStage *failedStage,
-    SmallVectorImpl<kf::CheatFinding> *rejections) {
+static LogicalResult
+lowerAndDiagnose(ModuleOp payload, unsigned numInputs,
+                 const kf::ProblemAnalysis &problem,
+                 const kf::CompileOptions &options,
+                 llvm::json::Array &diagnosis, double &predictedSeconds,
+                 double &globalBytes, kf::CompileStage *failedStage,
+                 SmallVectorImpl<kf::CheatFinding> *rejections) {
   kf::LowerToPTXOptions lowering;
   setPipelineOptions(lowering, options);
   PassManager pm(payload.getContext());
@@ -97,7 +99,11 @@ static LogicalResult lowerAndDiagnose(
     const kf::KernelAnalysis &analysis = analyses.emplace_back(kernel);
     diagnosis.push_back(kf::toJSON(analysis, kf::diagnoseKernel(analysis)));
   }
-  predictedSeconds = kf::predictCost(analyses, problem, kf::Ceilings()).seconds;
+  kf::CostPrediction cost = kf::predictCost(analyses, problem, kf::Ceilings());
+  predictedSeconds = cost.seconds;
+  globalBytes = 0;
+  for (const kf::KernelCost &kernel : cost.kernels)
+    globalBytes += kernel.bytes;
   kf::CheatCheckOptions cheatOptions;
   cheatOptions.numInputs = numInputs;
   SmallVector<kf::CheatFinding> cheats =
@@ -133,9 +139,10 @@ finishCompile(OwningOpRef<ModuleOp> payload, func::FuncOp reference,
     return failAt(stage, failedStage);
   };
   kf::ProblemAnalysis problem = kf::analyzeProblem(reference);
-  if (failed(lowerAndDiagnose(
-          *payload, reference.getNumArguments(), problem, options,
-          result.diagnosis, result.predictedSeconds, failedStage, rejections)))
+  if (failed(lowerAndDiagnose(*payload, reference.getNumArguments(), problem,
+                              options, result.diagnosis,
+                              result.predictedSeconds, result.globalBytes,
+                              failedStage, rejections)))
     return failure();
   result.predictedBottleneck =
       kf::predictBottleneck(problem, kf::Ceilings(), result.diagnosis).kind;

@@ -16,6 +16,8 @@ llvm::json::Value CompileReply::toJSON() const {
                             {"error", error},
                             {"predicted_seconds", predictedSeconds},
                             {"triggers", triggers},
+                            {"kernels", (int64_t)kernels},
+                            {"global_bytes", globalBytes},
                             {"lowered", lowered}};
 }
 
@@ -35,6 +37,8 @@ CompileReply CompileReply::fromJSON(const llvm::json::Value &value) {
   if (const llvm::json::Array *triggers = object->getArray("triggers"))
     for (const llvm::json::Value &trigger : *triggers)
       reply.triggers.push_back(trigger.getAsString().value_or("").str());
+  reply.kernels = object->getInteger("kernels").value_or(0);
+  reply.globalBytes = object->getNumber("global_bytes").value_or(0);
   reply.lowered = object->getString("lowered").value_or("").str();
   return reply;
 }

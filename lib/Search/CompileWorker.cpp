@@ -59,6 +59,8 @@ int runCompileWorker(MLIRContext &context, const ProblemInputOptions &options,
         reply.status = "compiled";
         reply.predictedSeconds = compiled->predictedSeconds;
         reply.triggers = diagnosisTriggers(*compiled);
+        reply.kernels = compiled->plan.numLaunches();
+        reply.globalBytes = compiled->globalBytes;
         if (emitLowered)
           reply.lowered = printModule(*compiled->lowered);
       }

@@ -154,8 +154,9 @@ LocalEvaluator::evaluate(ArrayRef<CandidateSource> candidates) {
     }
     if (!useGpu) {
       name.set(kCostModelName);
-      outcomes[index] = {"correct", reply.predictedSeconds, reply.triggers, "",
-                         kCostModelName};
+      outcomes[index] = {
+          "correct",      reply.predictedSeconds, reply.triggers,   "",
+          kCostModelName, reply.kernels,          reply.globalBytes};
       return;
     }
     lock.unlock();
@@ -166,6 +167,8 @@ LocalEvaluator::evaluate(ArrayRef<CandidateSource> candidates) {
         [&, index, reply = std::move(reply)](EvalResult result, double) {
           std::lock_guard<std::mutex> guard(measured);
           outcomes[index] = outcomeOf(result, reply);
+          outcomes[index].kernels = reply.kernels;
+          outcomes[index].globalBytes = reply.globalBytes;
         }));
   });
   // This batch's measurements only: another round may be measuring too.

@@ -40,7 +40,8 @@ CandidateRecords::open(llvm::StringRef directory, llvm::StringRef problem,
   // An empty records file (a run that failed before its first candidate)
   // holds nothing to lose.
   uint64_t recordedBytes = 0;
-  if (!resume && !replace && !llvm::sys::fs::file_size(recordsPath, recordedBytes) &&
+  if (!resume && !replace &&
+      !llvm::sys::fs::file_size(recordsPath, recordedBytes) &&
       recordedBytes > 0) {
     std::string owner = "another run";
     if (auto id = llvm::MemoryBuffer::getFile(pathOf("run-id")))
@@ -84,6 +85,8 @@ CandidateRecords::open(llvm::StringRef directory, llvm::StringRef problem,
       if (const llvm::json::Array *triggers = object->getArray("triggers"))
         for (const llvm::json::Value &trigger : *triggers)
           outcome.triggers.push_back(trigger.getAsString().value_or("").str());
+      outcome.kernels = object->getInteger("kernels").value_or(0);
+      outcome.globalBytes = object->getNumber("global_bytes").value_or(0);
       records->recorded[*script] = std::move(outcome);
       records->recordLines.push_back(line.str());
       if (std::optional<llvm::StringRef> evaluator =
@@ -131,8 +134,8 @@ CandidateRecords::open(llvm::StringRef directory, llvm::StringRef problem,
                            .str();
       }
       if (!differences.empty())
-        return error("--resume: " + directory + " holds run " +
-                     records->runId + " of another search:" + differences +
+        return error("--resume: " + directory + " holds run " + records->runId +
+                     " of another search:" + differences +
                      "\nresume it with what it was started with, or start "
                      "a new run in another --output directory");
     }
@@ -151,8 +154,8 @@ CandidateRecords::open(llvm::StringRef directory, llvm::StringRef problem,
   if (!resume || !llvm::sys::fs::exists(identityPath)) {
     std::string text;
     llvm::raw_string_ostream(text)
-        << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object(
-                                      identity)))
+        << llvm::formatv("{0:2}",
+                         llvm::json::Value(llvm::json::Object(identity)))
         << "\n";
     if (!identity.empty())
       if (llvm::Error failed = writeFileReplacing(identityPath, text))
@@ -187,6 +190,8 @@ std::string CandidateRecords::append(const CandidateSource &candidate,
                          {"seconds", outcome.seconds},
                          {"triggers", outcome.triggers},
                          {"error", outcome.error},
+                         {"kernels", (int64_t)outcome.kernels},
+                         {"global_bytes", outcome.globalBytes},
                          {"evaluator", evaluatorName}});
   line = redactSecrets(line);
   *out << line << "\n";

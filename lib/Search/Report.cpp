@@ -162,13 +162,31 @@ std::string kf::renderReport(const ReportInput &input) {
     return text;
   }
   const SearchCandidate &best = result.candidates[*result.bestIndex];
-  os << "## Result\n\n| | candidate | time | status |\n|---|---|---|---|\n";
+  // Kernels per run and the bytes they move (the cost model's estimate),
+  // against what the problem must move at least.
+  auto size = [&](const Outcome &outcome) -> std::string {
+    if (!outcome.kernels)
+      return "— | —";
+    std::string bytes = llvm::formatv("{0:F1} MB", outcome.globalBytes / 1e6);
+    if (input.compulsoryBytes > 0)
+      bytes += llvm::formatv(" ({0:F2}x)",
+                             outcome.globalBytes / input.compulsoryBytes);
+    return std::to_string(outcome.kernels) + " | " + bytes;
+  };
+  os << "## Result\n\n| | candidate | time | status | kernels | global "
+        "memory (estimated) |\n|---|---|---|---|---|---|\n";
   os << "| " << input.baseline << " | " << first.id << " | "
      << (first.outcome.status == "correct" ? milliseconds(first.outcome.seconds)
                                            : "—")
-     << " | " << first.outcome.status << " |\n";
+     << " | " << first.outcome.status << " | " << size(first.outcome) << " |\n";
   os << "| best | " << best.id << " | " << milliseconds(best.outcome.seconds)
-     << " | correct |\n\n";
+     << " | correct | " << size(best.outcome) << " |\n\n";
+  if (input.compulsoryBytes > 0)
+    os << llvm::formatv("The problem's compulsory bytes (inputs read once, "
+                        "outputs written once): {0:F1} MB; global memory is "
+                        "the cost model's count of the sectors the kernels' "
+                        "accesses touch, with its ratio to them.\n\n",
+                        input.compulsoryBytes / 1e6);
   if (first.outcome.status == "correct")
     os << llvm::formatv("Speedup over the {0}: **{1:F2}x**.\n\n",
                         input.baseline,

@@ -95,7 +95,9 @@ llvm::json::Value kf::toJSON(const Outcome &outcome) {
   return llvm::json::Object{{"status", outcome.status},
                             {"seconds", outcome.seconds},
                             {"triggers", outcome.triggers},
-                            {"error", outcome.error}};
+                            {"error", outcome.error},
+                            {"kernels", (int64_t)outcome.kernels},
+                            {"global_bytes", outcome.globalBytes}};
 }
 
 bool kf::fromJSON(const llvm::json::Value &value, Outcome &outcome,
@@ -104,7 +106,9 @@ bool kf::fromJSON(const llvm::json::Value &value, Outcome &outcome,
   return mapper && mapper.map("status", outcome.status) &&
          mapper.map("seconds", outcome.seconds) &&
          mapper.mapOptional("triggers", outcome.triggers) &&
-         mapper.mapOptional("error", outcome.error);
+         mapper.mapOptional("error", outcome.error) &&
+         mapper.mapOptional("kernels", outcome.kernels) &&
+         mapper.mapOptional("global_bytes", outcome.globalBytes);
 }
 
 llvm::json::Value kf::toJSON(const SearchCandidate &candidate) {
@@ -116,6 +120,10 @@ llvm::json::Value kf::toJSON(const SearchCandidate &candidate) {
                             {"status", candidate.outcome.status},
                             {"seconds", candidate.outcome.seconds},
                             {"triggers", candidate.outcome.triggers}};
+  if (candidate.outcome.kernels) {
+    object["kernels"] = (int64_t)candidate.outcome.kernels;
+    object["global_bytes"] = candidate.outcome.globalBytes;
+  }
   if (candidate.hasGenome) {
     object["genome"] = describeGenome(candidate.genome);
     object["schedule"] = toJSON(candidate.genome);

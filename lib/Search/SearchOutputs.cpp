@@ -2,6 +2,7 @@
 
 #include "kf/Search/SearchOutputs.h"
 
+#include "kf/Analysis/ProblemAnalysis.h"
 #include "kf/Search/OutputDirectory.h"
 #include "kf/Search/Report.h"
 #include "kf/Transforms/Schedules.h"
@@ -66,7 +67,10 @@ static std::string resultJSON(const SearchConfig &config,
                             {"genome", describeBest(best)},
                             {"schedule", bestSchedule},
                             {"seconds", best.outcome.seconds},
+                            {"kernels", (int64_t)best.outcome.kernels},
+                            {"global_bytes", best.outcome.globalBytes},
                             {"schedule_file", bestFile}}},
+      {"compulsory_bytes", analyzeProblem(outputs.problem->reference).minBytes},
       {"default_status", first.outcome.status},
       {"default_seconds", first.outcome.seconds},
       {"speedup_over_default",
@@ -169,6 +173,7 @@ int writeSearchOutputs(const SearchConfig &config,
   report.llmDescription = outputs.llmDescription;
   report.llmUsage = outputs.llmUsage;
   report.llmFailures = outputs.llmFailures;
+  report.compulsoryBytes = (double)analyzeProblem(problem.reference).minBytes;
   if (!write(bestFile, best.script) ||
       !write("best.ptx", collectKernelImages(*bestCompiled->lowered)) ||
       !write("result.json", resultJSON(config, outputs, bestFile)) ||

@@ -56,6 +56,27 @@ TEST(CandidateRecords, ANewRunRefusesAnotherRunsRecordsUnlessReplacing) {
   EXPECT_TRUE(bool(replaced)) << llvm::toString(replaced.takeError());
 }
 
+TEST(CandidateRecords, ResumedOutcomesKeepTheirKernelsAndBytes) {
+  // result.json lists each candidate's kernels and global bytes; a resumed
+  // run replays them from the records, so its result.json is the fresh
+  // run's.
+  TemporaryDirectory directory;
+  auto first = CandidateRecords::open(directory.path, "softmax", false,
+                                      identityOf("softmax", "aa"));
+  ASSERT_TRUE(bool(first)) << llvm::toString(first.takeError());
+  Outcome outcome{"correct", 1e-3, {"memory-bound"}, "", "", 3, 1.5e8};
+  (*first)->append(CandidateSource{CandidateKind::Schedule, "script"}, outcome,
+                   "cost-model");
+  first->reset();
+  auto resumed = CandidateRecords::open(directory.path, "softmax", true,
+                                        identityOf("softmax", "aa"));
+  ASSERT_TRUE(bool(resumed)) << llvm::toString(resumed.takeError());
+  std::optional<Outcome> replayed = (*resumed)->lookup("script");
+  ASSERT_TRUE(replayed);
+  EXPECT_EQ(replayed->kernels, 3u);
+  EXPECT_EQ(replayed->globalBytes, 1.5e8);
+}
+
 TEST(CandidateRecords, ResumeRefusesAnotherProblemSayingWhatDiffers) {
   TemporaryDirectory directory;
   auto first = CandidateRecords::open(directory.path, "softmax", false,

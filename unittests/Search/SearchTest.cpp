@@ -380,6 +380,14 @@ TEST(Search, CandidatesAndOutcomesTravelAsJSON) {
   EXPECT_EQ(back.status, "correct");
   EXPECT_EQ(back.seconds, 0.25);
   EXPECT_EQ(back.triggers, std::vector<std::string>{"memory-bound"});
+  EXPECT_EQ(back.kernels, 0u);
+
+  // A compiled candidate's kernels and bytes travel with it (--mpi).
+  outcome.kernels = 2;
+  outcome.globalBytes = 2.5e9;
+  ASSERT_TRUE(fromJSON(toJSON(outcome), back, root));
+  EXPECT_EQ(back.kernels, 2u);
+  EXPECT_EQ(back.globalBytes, 2.5e9);
 }
 
 /// Each thread's tile of a staged op: blockTile / threads, exactly.

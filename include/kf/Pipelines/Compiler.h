@@ -63,6 +63,10 @@ struct CompiledCandidate {
   double predictedSeconds = 0;
   /// The predicted bottleneck class (kf::predictBottleneck).
   std::string predictedBottleneck;
+  /// Bytes its kernels' global accesses move, by the cost model's count
+  /// (the sectors each warp touches): an estimate, which the report puts
+  /// beside the problem's compulsory bytes.
+  double globalBytes = 0;
 };
 
 /// The candidate's diagnosis in brief: its predicted bottleneck class and

@@ -41,6 +41,10 @@ struct CompileReply {
   double predictedSeconds = 0;
   /// kf::diagnosisTriggers of the compiled candidate.
   std::vector<std::string> triggers;
+  /// Kernel launches of one run, and the bytes their global accesses move
+  /// (the cost model's estimate; CompiledCandidate::globalBytes).
+  unsigned kernels = 0;
+  double globalBytes = 0;
   /// The lowered module (with its kernel images) for the GPU worker, when
   /// the pool was asked for it.
   std::string lowered;

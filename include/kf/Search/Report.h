@@ -42,6 +42,9 @@ struct ReportInput {
   std::string llmDescription;
   llvm::json::Value llmUsage = nullptr;
   std::vector<std::string> llmFailures;
+  /// The problem's compulsory bytes (ProblemAnalysis::minBytes), beside
+  /// which the candidates' global memory is shown; 0 when unknown.
+  double compulsoryBytes = 0;
 };
 
 /// Best time so far of every island over evaluations, as an SVG line plot

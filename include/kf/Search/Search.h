@@ -64,6 +64,11 @@ struct Outcome {
   /// when the caller does not say. Records keep it beside the outcome; it
   /// is not part of the outcome's JSON.
   std::string evaluator = {};
+  /// Of a candidate that compiled: its kernel launches per run and the
+  /// bytes their global accesses move (the cost model's estimate); 0
+  /// otherwise.
+  unsigned kernels = 0;
+  double globalBytes = 0;
 };
 
 /// {"status", "seconds", "triggers", "error"}: how outcomes travel
