@@ -37,9 +37,23 @@ if getattr(config, "kf_sanitize", ""):
     # these on (without, LeakSanitizer reports Open MPI's allocations there
     # and the rank exits with 1).
     mpirun_sanitizer_env = "-x ASAN_OPTIONS -x UBSAN_OPTIONS"
+    # AddressSanitizer refuses to start when another library is preloaded
+    # before its runtime: tests that preload a hook (a rank that dies, a
+    # call that stalls) put the runtime first.
+    import subprocess
+    try:
+        asan_runtime = subprocess.check_output(
+            ["gcc", "-print-file-name=libasan.so"], text=True).strip()
+    except (OSError, subprocess.CalledProcessError):
+        asan_runtime = ""
+    preload_first = asan_runtime + ":" if os.path.isabs(asan_runtime) else ""
 else:
     mpirun_sanitizer_env = ""
+    preload_first = ""
 config.substitutions.append(("%mpirun_sanitizer_env", mpirun_sanitizer_env))
+# LD_PRELOAD=%preload_first<hook.so>: the sanitizer runtime, when there is
+# one, before the hook.
+config.substitutions.append(("%preload_first", preload_first))
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 # kf-evolve runs without --db never touch the user's experience library.
 config.environment["KF_EXPERIENCE_DB"] = os.path.join(
