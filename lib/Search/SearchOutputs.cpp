@@ -40,8 +40,8 @@ static std::string describeBest(const SearchCandidate &candidate) {
 /// result.json: the run's best and every candidate, nothing that varies
 /// between reruns of one seed.
 static std::string resultJSON(const SearchConfig &config,
-                              const SearchOutputs &outputs,
-                              StringRef bestFile) {
+                              const SearchOutputs &outputs, StringRef bestFile,
+                              int64_t compulsoryBytes) {
   const SearchResult &result = *outputs.result;
   const SearchCandidate &best = result.candidates[*result.bestIndex];
   const SearchCandidate &first = result.candidates[result.defaultIndex];
@@ -70,7 +70,7 @@ static std::string resultJSON(const SearchConfig &config,
                             {"kernels", (int64_t)best.outcome.kernels},
                             {"global_bytes", best.outcome.globalBytes},
                             {"schedule_file", bestFile}}},
-      {"compulsory_bytes", analyzeProblem(outputs.problem->reference).minBytes},
+      {"compulsory_bytes", compulsoryBytes},
       {"default_status", first.outcome.status},
       {"default_seconds", first.outcome.seconds},
       {"speedup_over_default",
@@ -173,10 +173,12 @@ int writeSearchOutputs(const SearchConfig &config,
   report.llmDescription = outputs.llmDescription;
   report.llmUsage = outputs.llmUsage;
   report.llmFailures = outputs.llmFailures;
-  report.compulsoryBytes = (double)analyzeProblem(problem.reference).minBytes;
+  int64_t compulsoryBytes = analyzeProblem(problem.reference).minBytes;
+  report.compulsoryBytes = (double)compulsoryBytes;
   if (!write(bestFile, best.script) ||
       !write("best.ptx", collectKernelImages(*bestCompiled->lowered)) ||
-      !write("result.json", resultJSON(config, outputs, bestFile)) ||
+      !write("result.json",
+             resultJSON(config, outputs, bestFile, compulsoryBytes)) ||
       !write("progress.svg", renderProgressSVG(result, config.islands)) ||
       !write("report.md", renderReport(report)))
     return 1;
