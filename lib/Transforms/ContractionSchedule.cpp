@@ -163,7 +163,9 @@ kf::collapsibleContractionLoops(linalg::LinalgOp op) {
       linalg::inferContractionDims(op);
   if (failed(dims))
     return runs;
-  for (SmallVector<unsigned, 2> loops : {dims->m, dims->n}) {
+  // Batch loops too: the kernel maps one batch loop over the grid's z, and
+  // attention's two (batch and head, L1-97) are one batch loop in disguise.
+  for (SmallVector<unsigned, 2> loops : {dims->batch, dims->m, dims->n}) {
     llvm::sort(loops);
     runs.append(kf::preservedLoopRuns(maps, loops));
   }

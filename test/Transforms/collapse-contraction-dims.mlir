@@ -84,3 +84,31 @@ func.func @elementwise(%a: tensor<4x8xf32>, %init: tensor<4x8xf32>) -> tensor<4x
   } -> tensor<4x8xf32>
   return %c : tensor<4x8xf32>
 }
+
+// -----
+
+// Attention's scores (Level 1 problem 97, smaller): Q K^T with a batch and a
+// head loop, adjacent and in order in Q, K and the output: one batch loop,
+// which the GEMM kernel maps over the grid's z (it takes at most one).
+// CHECK-LABEL: func.func @two_batch_loops
+// CHECK-SAME: (%[[Q:.*]]: tensor<2x3x8x16xf32>, %[[K:.*]]: tensor<2x3x8x16xf32>)
+// CHECK-DAG: %[[Q2:.*]] = tensor.collapse_shape %[[Q]] {{\[}}[0, 1], [2], [3]] : tensor<2x3x8x16xf32> into tensor<6x8x16xf32>
+// CHECK-DAG: %[[K2:.*]] = tensor.collapse_shape %[[K]] {{\[}}[0, 1], [2], [3]] : tensor<2x3x8x16xf32> into tensor<6x8x16xf32>
+// CHECK: %[[S:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// CHECK-SAME: ins(%[[Q2]], %[[K2]] : tensor<6x8x16xf32>, tensor<6x8x16xf32>) outs(%{{.*}} : tensor<6x8x8xf32>)
+// CHECK: tensor.expand_shape %[[S]] {{\[}}[0, 1], [2], [3]] output_shape [2, 3, 8, 8] : tensor<6x8x8xf32> into tensor<2x3x8x8xf32>
+func.func @two_batch_loops(%q: tensor<2x3x8x16xf32>, %k: tensor<2x3x8x16xf32>) -> tensor<2x3x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<2x3x8x8xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%empty : tensor<2x3x8x8xf32>) -> tensor<2x3x8x8xf32>
+  %s = linalg.generic {
+      indexing_maps = [affine_map<(i, j, k, l, m) -> (i, j, k, m)>, affine_map<(i, j, k, l, m) -> (i, j, l, m)>, affine_map<(i, j, k, l, m) -> (i, j, k, l)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<2x3x8x16xf32>, tensor<2x3x8x16xf32>) outs(%fill : tensor<2x3x8x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %a = arith.addf %acc, %p : f32
+    linalg.yield %a : f32
+  } -> tensor<2x3x8x8xf32>
+  return %s : tensor<2x3x8x8xf32>
+}

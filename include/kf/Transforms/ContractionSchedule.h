@@ -101,9 +101,9 @@ struct ContractionLoops {
 llvm::FailureOr<ContractionLoops>
 analyzeContraction(mlir::linalg::LinalgOp op, std::string *whyNot = nullptr);
 
-/// The runs of a contraction's M loops and of its N loops that every
-/// indexing map keeps adjacent and in order, each of which can become one
-/// loop (kf-collapse-contraction-dims); none for other ops.
+/// The runs of a contraction's batch loops, of its M loops and of its N
+/// loops that every indexing map keeps adjacent and in order, each of which
+/// can become one loop (kf-collapse-contraction-dims); none for other ops.
 llvm::SmallVector<mlir::ReassociationIndices>
 collapsibleContractionLoops(mlir::linalg::LinalgOp op);
 

@@ -241,14 +241,15 @@ def KFCollapseReductionDims
 
 def KFCollapseContractionDims
     : Pass<"kf-collapse-contraction-dims", "mlir::func::FuncOp"> {
-  let summary = "Collapse a contraction's adjacent M loops into one, and its N loops";
+  let summary = "Collapse a contraction's adjacent batch, M and N loops into one each";
   let description = [{
     The pipelined GEMM kernel tiles one M loop and one N loop over the
     grid, and one more loop over its z dimension. A 4-D tensor times a
     matrix (`A[b, i, j, k] * B[k, l]`) has three M loops, which A and the
-    output keep adjacent and in order: they are one M loop of b*i*j rows.
-    For every contraction, this pass collapses each run of two or more M
-    loops (and of N loops) that every indexing map keeps adjacent
+    output keep adjacent and in order: they are one M loop of b*i*j rows;
+    attention's batch and head loops are likewise one batch loop. For every
+    contraction, this pass collapses each run of two or more batch loops,
+    M loops or N loops that every indexing map keeps adjacent
     (`kf::collapsibleContractionLoops`; upstream's
     `populateCollapseDimensions`: `tensor.collapse_shape` on the operands,
     `tensor.expand_shape` on the result, views after bufferization), and
