@@ -48,6 +48,8 @@ llvm::StringRef kf::stringifyMutationAction(MutationAction action) {
     return "fuse-epilogues";
   case MutationAction::CommuteSums:
     return "commute-sums";
+  case MutationAction::ReductionLanes:
+    return "reduction-lanes";
   }
   llvm_unreachable("unknown action");
 }
@@ -55,11 +57,12 @@ llvm::StringRef kf::stringifyMutationAction(MutationAction action) {
 llvm::ArrayRef<MutationAction> kf::actionsOf(ExpertFocus focus) {
   using A = MutationAction;
   static const A memory[] = {A::VectorWidth, A::FuseElementwise,
-                             A::StageOperands};
+                             A::StageOperands, A::ReductionLanes};
   static const A compute[] = {A::ReductionStep, A::SplitReduction,
                               A::StageOperands, A::TransposeOperands,
                               A::FuseEpilogues};
-  static const A parallelism[] = {A::Threads, A::SplitReduction};
+  static const A parallelism[] = {A::Threads, A::SplitReduction,
+                                  A::ReductionLanes};
   static const A structure[] = {A::FuseElementwise, A::CollapseReductions,
                                 A::DecomposeReductions, A::SplitReduction,
                                 A::CommuteSums};
@@ -325,7 +328,31 @@ std::string mutateOp(OpSchedule &op, const OpShape &shape, unsigned index,
   // blockTile / threads, which the other mutations assume to be 1).
   if (op.stageTile > 0 && action != MutationAction::StageOperands)
     return "";
+  // So is an op whose reduction lanes share: its mapping follows them.
+  if (op.reductionLanes > 0 && action != MutationAction::ReductionLanes)
+    return "";
   switch (action) {
+  case MutationAction::ReductionLanes: {
+    if (!shape.laneReduction)
+      return "";
+    llvm::SmallVector<int64_t> choices;
+    if (op.reductionLanes == 0) {
+      choices.push_back(std::max<int64_t>(defaultReductionLanes(shape), 32));
+    } else {
+      // Half or twice as many; a warp and a block of 256 are the usual
+      // sizes.
+      for (int64_t lanes : {op.reductionLanes / 2, op.reductionLanes * 2,
+                            int64_t(32), int64_t(256)})
+        if (lanes != op.reductionLanes && lanes >= 2 && lanes <= 1024 &&
+            (lanes < 32 ? llvm::isPowerOf2_64(lanes) : lanes % 32 == 0))
+          choices.push_back(lanes);
+    }
+    if (choices.empty() ||
+        !setReductionLanes(op, shape, pickRandom<int64_t>(choices, rng)))
+      return "";
+    return llvm::formatv("op{0}: {1} reduction lanes", index, op.reductionLanes)
+        .str();
+  }
   case MutationAction::StageOperands: {
     if (op.stageTile > 0)
       return retuneStaging(op, shape, index, rng);
@@ -600,7 +627,7 @@ kf::expertSeeds(const Schedule &defaultSchedule,
     bool changed = false;
     for (auto [op, shape] : llvm::zip_equal(genome.ops, structure.shapes)) {
       if (shape.parallelSizes.empty() || op.threads.back() == 0 ||
-          op.contraction.isSet())
+          op.contraction.isSet() || op.reductionLanes > 0)
         continue;
       // A loop left untiled (beyond the three the grid maps) would put its
       // whole extent into each thread's vectors, which renderSchedule
@@ -644,7 +671,8 @@ kf::expertSeeds(const Schedule &defaultSchedule,
     bool any = false;
     for (auto [op, shape] : llvm::zip_equal(staged.ops, plain->shapes)) {
       OpSchedule tiled = op;
-      if (!op.contraction.isSet() && canStage(shape) &&
+      if (!op.contraction.isSet() && op.reductionLanes == 0 &&
+          canStage(shape) &&
           applyStaging(tiled, shape, block, tile, stage, 4)) {
         op = tiled;
         any = true;

@@ -65,6 +65,8 @@ std::string kf::describeGenome(const Schedule &genome) {
       part += llvm::formatv(" step {0}", op.reductionStep).str();
     if (op.stageTile > 0)
       part += llvm::formatv(" stage {0}", op.stageTile).str();
+    if (op.reductionLanes > 0)
+      part += llvm::formatv(" lanes {0}", op.reductionLanes).str();
     append(part);
   }
   return text;

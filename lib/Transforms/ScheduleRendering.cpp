@@ -194,6 +194,106 @@ void renderStagedThreads(llvm::raw_ostream &os, ArrayRef<StagedOp> stagedOps) {
         "    transform.annotate %wgallocs \"kf.workgroup_padding\" = "
         "%wgpadding : !transform.any_op, !transform.param<i64>\n";
 }
+
+/// Checks the schedule of an op whose reduction lanes share
+/// (OpSchedule::reductionLanes) and renders its tiling: the block forall,
+/// the mark kf-distribute-reductions rewrites after bufferization, and,
+/// where groups of lanes split the block, a thread forall over y and z
+/// (the lanes are x). Returns the block's dimensions.
+FailureOr<SmallVector<int64_t, 3>>
+renderLaneTiling(llvm::raw_ostream &os, unsigned index, const ScheduledOp &info,
+                 const kf::OpSchedule &schedule) {
+  linalg::LinalgOp op = info.op;
+  int64_t lanes = schedule.reductionLanes;
+  unsigned numParallel = info.parallelSizes.size();
+  if (!info.laneReduction)
+    return op.emitError()
+           << "reduction lanes need one reduction loop that an input reads "
+              "contiguously and a body folding each element into one 32-bit "
+              "output with one add, mul, max or min";
+  if (lanes < 2 || lanes > 1024 ||
+      (lanes < 32 ? !llvm::isPowerOf2_64(lanes) : lanes % 32 != 0))
+    return op.emitError() << lanes
+                          << " reduction lanes: a power of two below 32 or a "
+                             "multiple of 32 up to 1024";
+  if (schedule.vectorWidth != 1 || schedule.reductionStep != 0 ||
+      schedule.stageTile != 0)
+    return op.emitError() << "reduction lanes take no vector width, "
+                             "reduction step or staging";
+  if (schedule.blockTile.size() != numParallel ||
+      schedule.threads.size() != numParallel)
+    return op.emitError() << "the schedule gives " << schedule.blockTile.size()
+                          << " block tile sizes and " << schedule.threads.size()
+                          << " thread counts, but this op has " << numParallel
+                          << " parallel loops";
+  SmallVector<int64_t> blockTileSizes(info.numLoops, 0);
+  SmallVector<int64_t> threadCounts(info.numLoops, 0);
+  SmallVector<std::string> blockMapping, threadMapping;
+  SmallVector<int64_t, 3> dims = {lanes, 1, 1};
+  unsigned blockPosition = 0, threadPosition = 1;
+  for (int p = numParallel - 1; p >= 0; --p) {
+    unsigned loop = info.parallelLoops[p];
+    int64_t tile = schedule.blockTile[p], threads = schedule.threads[p];
+    int64_t size = info.parallelSizes[p];
+    if (tile < 0 || threads < 0)
+      return op.emitError() << "negative tile size or thread count";
+    blockTileSizes[loop] = tile;
+    threadCounts[loop] = threads;
+    if (tile > 0) {
+      if (blockPosition == 3)
+        return op.emitError()
+               << "the schedule tiles more than three parallel loops over "
+                  "blocks; the grid has three dimensions";
+      blockMapping.push_back(mappingName("block", blockPosition++));
+    }
+    if (threads == 0)
+      continue;
+    // Every group of lanes must run the same loops: a group left without
+    // an output would leave its warp's shuffles.
+    int64_t extent = tile > 0 ? tile : size;
+    if ((tile > 0 && size % tile != 0) || extent % threads != 0)
+      return op.emitError()
+             << "groups of lanes need block tiles dividing their loops and "
+                "thread counts dividing the tiles: "
+             << threads << " threads over a tile of " << extent
+             << " on a loop of " << size;
+    if (threadPosition == 3)
+      return op.emitError() << "with reduction lanes on x, at most two "
+                               "parallel loops map to threads (y and z)";
+    dims[threadPosition] = threads;
+    threadMapping.push_back(mappingName("thread", threadPosition++));
+  }
+  if (blockMapping.empty())
+    return op.emitError() << "the schedule tiles no loop over blocks";
+  if (lanes > 32 && threadMapping.size() > 0)
+    return op.emitError() << "more than 32 lanes combine across the whole "
+                             "block: map no parallel loop to threads";
+  if (dims[0] * dims[1] * dims[2] > 1024)
+    return op.emitError() << "the schedule asks for "
+                          << dims[0] * dims[1] * dims[2]
+                          << " threads per block; a CUDA block holds at most "
+                             "1024";
+  std::reverse(blockMapping.begin(), blockMapping.end());
+  std::reverse(threadMapping.begin(), threadMapping.end());
+  os << llvm::formatv(
+      "    %block{0}, %bforall{0} = transform.structured.tile_using_forall "
+      "%op{0} tile_sizes [{1}] (mapping = [{2}]) : (!transform.any_op) -> "
+      "(!transform.any_op, !transform.any_op)\n"
+      "    %lanes{0} = transform.param.constant {3} : i64 -> "
+      "!transform.param<i64>\n"
+      "    transform.annotate %block{0} \"{4}\" = %lanes{0} : "
+      "!transform.any_op, !transform.param<i64>\n",
+      index, llvm::interleaved(blockTileSizes), llvm::interleaved(blockMapping),
+      lanes, kf::kReductionLanesAttrName);
+  if (!threadMapping.empty())
+    os << llvm::formatv(
+        "    %thread{0}, %tforall{0} = transform.structured.tile_using_forall "
+        "%block{0} num_threads [{1}] (mapping = [{2}]) : (!transform.any_op) "
+        "-> (!transform.any_op, !transform.any_op)\n",
+        index, llvm::interleaved(threadCounts),
+        llvm::interleaved(threadMapping));
+  return dims;
+}
 } // namespace
 
 FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
@@ -288,6 +388,19 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
       // The fill's threads, A's and B's copies, the compute threads, and
       // the epilogue's threads.
       foralls[index] = gemmEpilogues[index] ? 6 : 5;
+      continue;
+    }
+    if (opSchedule.reductionLanes != 0) {
+      FailureOr<SmallVector<int64_t, 3>> dims =
+          renderLaneTiling(os, index, info, opSchedule);
+      if (failed(dims))
+        return failure();
+      blockDims[index] = *dims;
+      // A thread forall only where groups of lanes split the block.
+      foralls[index] = llvm::any_of(opSchedule.threads,
+                                    [](int64_t count) { return count > 0; })
+                           ? 2
+                           : 1;
       continue;
     }
     foralls[index] = 2;

@@ -47,6 +47,8 @@ struct ScheduledOp {
   std::shared_ptr<const kf::ContractionLoops> contraction;
   /// For such an op: the index of its in-place epilogue among the ops.
   std::optional<unsigned> epilogue;
+  /// Whether the lanes gene applies (kf::OpShape::laneReduction).
+  bool laneReduction = false;
 };
 
 /// The reference after the structure genes of `schedule`, in its own

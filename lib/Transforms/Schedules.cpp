@@ -70,6 +70,18 @@ FailureOr<SmallVector<ScheduledOp>> collectOps(func::FuncOp reference) {
     if (FailureOr<kf::ContractionLoops> loops = kf::analyzeContraction(op);
         succeeded(loops))
       info.contraction = std::make_shared<kf::ContractionLoops>(*loops);
+    // Lanes pay off where consecutive elements of the reduction are
+    // consecutive in memory for some input (the one they stream).
+    if (kf::isLaneReduction(op)) {
+      AffineExpr reduction =
+          getAffineDimExpr(*info.innerReduction, op.getContext());
+      info.laneReduction =
+          llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *input) {
+            AffineMap map = op.getMatchingIndexingMap(input);
+            return map.getNumResults() > 0 &&
+                   map.getResults().back() == reduction;
+          });
+    }
     ops.push_back(std::move(info));
     return WalkResult::advance();
   });
@@ -122,11 +134,65 @@ void kf::setContractionTile(OpSchedule &schedule, linalg::LinalgOp op,
   }
 }
 
+bool kf::setReductionLanes(OpSchedule &schedule, const OpShape &shape,
+                           int64_t lanes) {
+  unsigned n = shape.parallelSizes.size();
+  bool validLanes = lanes > 1 && lanes <= 1024 &&
+                    (lanes < 32 ? llvm::isPowerOf2_64(lanes) : lanes % 32 == 0);
+  if (!shape.laneReduction || n == 0 || !validLanes)
+    return false;
+  OpSchedule mapped;
+  mapped.reductionLanes = lanes;
+  mapped.blockTile.assign(n, 0);
+  mapped.threads.assign(n, 0);
+  // The grid takes the three innermost parallel loops, one output of each
+  // per block; outer ones (rare) stay loops in the block.
+  for (unsigned p = n - std::min(n, 3u); p < n; ++p)
+    mapped.blockTile[p] = 1;
+  if (lanes <= 32) {
+    // 256 threads: 256 / lanes groups of lanes, one output each, along the
+    // innermost parallel loop (as many as divide it: no group idles while
+    // the others of its warp shuffle).
+    int64_t groups = 256 / lanes;
+    int64_t size = shape.parallelSizes[n - 1];
+    while (groups > 1 && size % groups != 0)
+      groups /= 2;
+    mapped.blockTile[n - 1] = groups;
+    mapped.threads[n - 1] = groups;
+  }
+  schedule = std::move(mapped);
+  return true;
+}
+
+int64_t kf::defaultReductionLanes(const OpShape &shape) {
+  if (!shape.laneReduction || shape.innerReductionSize < 32)
+    return 0;
+  if (shape.innerReductionSize < 4096)
+    return 32;
+  int64_t outputs = 1;
+  for (int64_t size : shape.parallelSizes)
+    outputs *= size;
+  // 132 SMs hold 2048 threads each: with few outputs, wider blocks keep
+  // them busy.
+  return outputs < 512 ? 1024 : 256;
+}
+
 namespace kf::schedule_detail {
 void setContractionTile(kf::OpSchedule &schedule, const ScheduledOp &info,
                         const kf::ContractionLoops &loops,
                         const kf::ContractionTile &tile) {
   kf::setContractionTile(schedule, linalg::LinalgOp(info.op), loops, tile);
+}
+
+kf::OpShape shapeOf(const ScheduledOp &info) {
+  // Not info.op: after a split it may be erased.
+  return kf::OpShape{
+      info.parallelSizes,
+      info.innerReductionSize,
+      static_cast<unsigned>(info.numLoops - info.parallelLoops.size()),
+      info.contraction ? std::optional(*info.contraction) : std::nullopt,
+      info.epilogue,
+      info.laneReduction};
 }
 
 /// The default mapping of one op (see buildDefaultSchedule).
@@ -160,6 +226,13 @@ defaultOpSchedule(const ScheduledOp &info,
     if (std::optional<kf::ContractionTile> tile =
             kf::defaultContractionTile(*info.contraction))
       setContractionTile(opSchedule, info, *info.contraction, *tile);
+  // A long contiguous reduction is shared among the lanes of a warp or a
+  // block: one thread per output walks its own row, and a warp's loads
+  // then touch 32 rows at once.
+  kf::OpShape shape = shapeOf(info);
+  if (!opSchedule.contraction.isSet())
+    if (int64_t lanes = kf::defaultReductionLanes(shape))
+      kf::setReductionLanes(opSchedule, shape, lanes);
   return opSchedule;
 }
 
@@ -327,14 +400,8 @@ FailureOr<AppliedStructure> applyStructure(func::FuncOp reference,
 
 SmallVector<kf::OpShape> shapesOf(ArrayRef<ScheduledOp> ops) {
   SmallVector<kf::OpShape> shapes;
-  for (const ScheduledOp &info : ops) {
-    // Not info.op: after a split it may be erased.
-    shapes.push_back(kf::OpShape{
-        info.parallelSizes, info.innerReductionSize,
-        static_cast<unsigned>(info.numLoops - info.parallelLoops.size()),
-        info.contraction ? std::optional(*info.contraction) : std::nullopt,
-        info.epilogue});
-  }
+  for (const ScheduledOp &info : ops)
+    shapes.push_back(shapeOf(info));
   return shapes;
 }
 
@@ -382,6 +449,12 @@ FailureOr<kf::Schedule> kf::buildDefaultSchedule(func::FuncOp reference,
         llvm::any_of(*ops, [](const ScheduledOp &info) {
           return !info.contraction &&
                  !collapsibleContractionLoops(info.op).empty();
+        });
+    // A reduction over several adjacent loops (a norm's H and W) becomes a
+    // reduction over one, which reduction lanes can share.
+    schedule.collapseReductions =
+        llvm::any_of(*ops, [](const ScheduledOp &info) {
+          return info.numLoops - info.parallelLoops.size() > 1;
         });
     // The elementwise ops after a GEMM kernel's contraction run in that
     // kernel, on its accumulators.
@@ -485,6 +558,8 @@ llvm::json::Value kf::toJSON(const Schedule &schedule) {
                               {"vector", op.vectorWidth},
                               {"step", op.reductionStep},
                               {"stage", op.stageTile}};
+    if (op.reductionLanes > 0)
+      object["lanes"] = op.reductionLanes;
     if (op.contraction.isSet())
       object["gemm"] = toJSON(op.contraction);
     ops.push_back(std::move(object));
@@ -564,6 +639,7 @@ bool kf::fromJSON(const llvm::json::Value &value, Schedule &schedule,
         !opMapper.map("step", op.reductionStep) ||
         // Absent in schedules stored before the gene existed.
         !opMapper.mapOptional("stage", op.stageTile) ||
+        !opMapper.mapOptional("lanes", op.reductionLanes) ||
         !opMapper.mapOptional("gemm", op.contraction))
       return false;
     schedule.ops.push_back(std::move(op));

@@ -61,6 +61,9 @@ enum class MutationAction {
   FuseEpilogues,
   /// Compute a GEMM's row sums as matrix-vector products, or not.
   CommuteSums,
+  /// Share a contiguous reduction among the lanes of a warp or a block, or
+  /// change how many lanes share it.
+  ReductionLanes,
 };
 llvm::StringRef stringifyMutationAction(MutationAction action);
 /// The actions an expert of `focus` chooses among.

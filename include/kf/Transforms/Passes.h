@@ -23,6 +23,17 @@ namespace kf {
 inline constexpr llvm::StringLiteral kHoistAccumulatorsAttrName =
     "kf.hoist_accumulators";
 
+/// Marks a linalg op whose innermost reduction loop the given number of
+/// threads along x share (kf-distribute-reductions).
+inline constexpr llvm::StringLiteral kReductionLanesAttrName =
+    "kf.reduction_lanes";
+
+/// Whether kf-distribute-reductions can rewrite `op` (on tensors or
+/// buffers): a linalg.generic with one reduction loop and one 32-bit
+/// output, whose body folds each element into it with one add, mul, max or
+/// min.
+bool isLaneReduction(mlir::linalg::LinalgOp op);
+
 #define GEN_PASS_DECL
 #include "kf/Transforms/Passes.h.inc"
 

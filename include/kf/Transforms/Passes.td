@@ -106,6 +106,36 @@ def KFHoistAccumulators
   ];
 }
 
+def KFDistributeReductions
+    : Pass<"kf-distribute-reductions", "mlir::func::FuncOp"> {
+  let summary = "Share a marked reduction's loop among the lanes of a block";
+  let description = [{
+    The generic mapping runs a reduction loop sequentially in one thread.
+    For every `linalg.generic` inside a `gpu.launch` that carries
+    `kf.reduction_lanes = R` (a schedule's `lanes` gene), on buffers, with
+    one output and one reduction loop, whose body folds each element into
+    the output with one add, mul, max or min (f32 or i32), this pass writes
+    the reduction out: each thread loops over its outputs; for each, lane
+    t (the thread's x index; the launch must have R threads along x) folds
+    elements t, t + R, ... into four independent partials, the R lanes
+    combine them with a `gpu.shuffle xor` butterfly (R a power of two up
+    to 32, several outputs per block along y and z) or `gpu.all_reduce`
+    (R a multiple of 32 up to 1024, a one-dimensional block), and lane 0
+    folds the total into the output. Any marked op it cannot rewrite is an
+    error.
+
+    Upstream's `tile_reduction_using_forall` gives each thread a contiguous
+    chunk (uncoalesced) and combines partials serially, and MLIR 22 has no
+    production lowering of `gpu.subgroup_reduce` to shuffles.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+  let statistics = [
+    Statistic<"numDistributed", "distributed-reductions", "Reductions shared among lanes">,
+  ];
+}
+
 def KFSinkIntoLaunches : Pass<"kf-sink-into-launches", "mlir::func::FuncOp"> {
   let summary = "Move constants and index computations used by a launch into it";
   let description = [{

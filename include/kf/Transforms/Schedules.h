@@ -56,6 +56,16 @@ struct OpSchedule {
   /// Needs every parallel loop tiled and mapped to threads, and vectorWidth
   /// 1. What makes a matmul reuse its operands from shared memory.
   int64_t stageTile = 0;
+  /// When > 0, this many threads along the block's x dimension (its lanes)
+  /// share the op's one reduction loop, element t going to lane t mod
+  /// lanes, and combine their partials with warp shuffles (lanes <= 32, a
+  /// power of two) or across the block (a multiple of 32, up to 1024; the
+  /// block then computes one output at a time): kf-distribute-reductions.
+  /// `threads` then maps at most two parallel loops, to y and z, and must
+  /// divide block tiles that divide their loops; vectorWidth 1, no
+  /// reductionStep or stageTile. What makes a long contiguous reduction
+  /// (a norm's or a softmax's row) read at the memory's speed.
+  int64_t reductionLanes = 0;
   /// When set, the op (a contraction, see analyzeContraction) becomes the
   /// pipelined GEMM kernel of ContractionSchedule.h and the fields above
   /// only describe it (block tile and threads over its parallel loops);
@@ -123,6 +133,22 @@ void setContractionTile(OpSchedule &schedule, mlir::linalg::LinalgOp op,
                         const ContractionLoops &loops,
                         const ContractionTile &tile);
 
+struct OpShape;
+
+/// Maps `schedule` as `lanes` lanes sharing the reduction of an op of
+/// `shape` (OpSchedule::reductionLanes): above 32 lanes, one output per
+/// block; otherwise 256 / lanes outputs per block along the innermost
+/// parallel loop (as many as divide it), one per group of lanes. Returns
+/// false, leaving `schedule` unchanged, where the gene does not apply.
+bool setReductionLanes(OpSchedule &schedule, const OpShape &shape,
+                       int64_t lanes);
+
+/// The lanes the default schedule gives an op of `shape`: 0 where the gene
+/// does not apply or the reduction is short (under 32 elements), a warp
+/// per output up to 4096 elements, a block of 256 beyond (1024 when there
+/// are too few outputs to fill the GPU otherwise).
+int64_t defaultReductionLanes(const OpShape &shape);
+
 /// The iteration space of one linalg op of the reference, as a schedule
 /// sees it: the static ranges of its parallel loops (outermost first) and of
 /// its innermost reduction loop (0 when it has none).
@@ -136,6 +162,10 @@ struct OpShape {
   /// For such an op: the index of the elementwise op that computes in place
   /// on its result (its epilogue, which the GEMM kernel then applies).
   std::optional<unsigned> epilogue;
+  /// Whether the lanes gene applies: one reduction loop, which an input
+  /// reads contiguously, and a body that folds each element into one
+  /// 32-bit output with one add, mul, max or min.
+  bool laneReduction = false;
 
   bool operator==(const OpShape &other) const {
     return parallelSizes == other.parallelSizes &&
@@ -199,7 +229,8 @@ mlir::FailureOr<std::string> renderSchedule(mlir::func::FuncOp reference,
 /// false), "commute_sums": bool (optional, false), "transpose": "none" | "b" |
 /// "ab" (optional, "none"), "splits": [int], "ops": [{"block": [int],
 /// "threads": [int], "vector": int, "step": int, "stage": int (optional, 0),
-/// "gemm": ContractionTile (optional, unset)}]}.
+/// "lanes": int (optional, 0), "gemm": ContractionTile (optional,
+/// unset)}]}.
 llvm::json::Value toJSON(const Schedule &schedule);
 /// The gene's JSON spelling: "none", "b" or "ab".
 llvm::StringRef kOuterCopiesName(KOuterCopies copies);
