@@ -725,8 +725,11 @@ kf::expertSeeds(const Schedule &defaultSchedule,
     // default on Level 2 problem 99 and kept its softmax unsplit).
     bool gemmKernel =
         shape.contraction && defaultContractionTile(*shape.contraction);
+    // A contiguous reduction gets reduction lanes instead (its default):
+    // the lanes read the row at the memory's speed without partial sums in
+    // global memory.
     int64_t factor = 0;
-    if (!gemmKernel && shape.reductionLoops == 1 &&
+    if (!gemmKernel && !shape.laneReduction && shape.reductionLoops == 1 &&
         shape.innerReductionSize >= 8192)
       factor = parallelSplitFactor(shape);
     split.splitFactors.push_back(factor);
@@ -734,7 +737,13 @@ kf::expertSeeds(const Schedule &defaultSchedule,
   }
   if (!anySplit)
     split.splitFactors.clear();
-  if (!anySplit && !anyDecomposed)
+  // Fused elementwise producers are worth a seed of their own where they
+  // feed reductions that lanes share (a softmax's exp, a norm's squares):
+  // one pass over the input fewer per producer.
+  bool anyLanes = llvm::any_of(rewritten->splittable, [](const OpShape &shape) {
+    return shape.laneReduction && defaultReductionLanes(shape) > 0;
+  });
+  if (!anySplit && !anyDecomposed && !anyLanes)
     return seeds;
   std::optional<Restructured> after = restructure(split);
   if (!after)

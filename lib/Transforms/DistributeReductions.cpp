@@ -17,7 +17,8 @@
 // combine their partials with a butterfly of gpu.shuffle (R <= 32) or with
 // gpu.all_reduce (R > 32: shuffles, then one value per warp in shared
 // memory, as convert-gpu-to-nvvm lowers it). Lane 0 folds the total into
-// the output.
+// the output. The op's outputs go to the groups of lanes along the block's
+// y dimension in turn.
 //
 //===----------------------------------------------------------------------===//
 
@@ -131,16 +132,17 @@ LogicalResult distribute(linalg::GenericOp op, gpu::LaunchOp launch,
   if (blockSizeX(launch) != lanes)
     return op.emitError() << "the launch's block must have " << lanes
                           << " threads along x, one per lane";
-  if (lanes > 32) {
-    // gpu.all_reduce combines the whole block: it must hold one output's
-    // lanes and nothing else.
-    APInt y, z;
-    if (!matchPattern(launch.getBlockSizeY(), m_ConstantInt(&y)) ||
-        !matchPattern(launch.getBlockSizeZ(), m_ConstantInt(&z)) ||
-        y.getSExtValue() != 1 || z.getSExtValue() != 1)
-      return op.emitError() << "more than 32 lanes combine across the whole "
-                               "block, which must then be one-dimensional";
-  }
+  // Groups of lanes along y; z is not used.
+  APInt y, z;
+  if (!matchPattern(launch.getBlockSizeZ(), m_ConstantInt(&z)) ||
+      z.getSExtValue() != 1)
+    return op.emitError() << "groups of lanes go along y: the block's z size "
+                             "must be 1";
+  // gpu.all_reduce combines the whole block: it must hold one group.
+  if (lanes > 32 && (!matchPattern(launch.getBlockSizeY(), m_ConstantInt(&y)) ||
+                     y.getSExtValue() != 1))
+    return op.emitError() << "more than 32 lanes combine across the whole "
+                             "block, which must then be one group";
 
   OpBuilder b(op);
   Location loc = op.getLoc();
@@ -164,18 +166,29 @@ LogicalResult distribute(linalg::GenericOp op, gpu::LaunchOp launch,
     neutral = b.getFloatAttr(elementType, -0.0);
   Value identity = arith::ConstantOp::create(b, loc, neutral);
 
-  // The parallel loops, sequential in each thread (its tile is a few
-  // outputs, or one).
+  // The op's outputs (its parallel iterations, linearized) go to the
+  // groups of lanes along y in turn: group g computes outputs g, g + G, ...
+  // A thread forall over y would not do: mapped to threads, it runs its
+  // body in lane 0 alone (the x dimension it does not use is predicated).
+  Value group = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::y);
+  Value groups = launch.getBlockSizeY();
+  Value outputs = one;
+  for (unsigned loop = 0; loop < numLoops; ++loop)
+    if (loop != reductionDim)
+      outputs = arith::MulIOp::create(
+          b, loc, outputs,
+          getValueOrCreateConstantIndexOp(b, loc, ranges[loop].size));
   SmallVector<Value> ivs(numLoops);
   OpBuilder::InsertionGuard guard(b);
-  for (unsigned loop = 0; loop < numLoops; ++loop) {
-    if (loop == reductionDim)
+  auto outputLoop = scf::ForOp::create(b, loc, group, outputs, groups);
+  b.setInsertionPoint(outputLoop.getBody()->getTerminator());
+  Value linear = outputLoop.getInductionVar();
+  for (int loop = numLoops - 1; loop >= 0; --loop) {
+    if (unsigned(loop) == reductionDim)
       continue;
-    auto forOp = scf::ForOp::create(
-        b, loc, zero,
-        getValueOrCreateConstantIndexOp(b, loc, ranges[loop].size), one);
-    b.setInsertionPoint(forOp.getBody()->getTerminator());
-    ivs[loop] = forOp.getInductionVar();
+    Value size = getValueOrCreateConstantIndexOp(b, loc, ranges[loop].size);
+    ivs[loop] = arith::RemUIOp::create(b, loc, linear, size);
+    linear = arith::DivUIOp::create(b, loc, linear, size);
   }
 
   auto indicesOf = [&](OpBuilder &builder, AffineMap map) {

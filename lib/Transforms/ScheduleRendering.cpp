@@ -196,10 +196,12 @@ void renderStagedThreads(llvm::raw_ostream &os, ArrayRef<StagedOp> stagedOps) {
 }
 
 /// Checks the schedule of an op whose reduction lanes share
-/// (OpSchedule::reductionLanes) and renders its tiling: the block forall,
-/// the mark kf-distribute-reductions rewrites after bufferization, and,
-/// where groups of lanes split the block, a thread forall over y and z
-/// (the lanes are x). Returns the block's dimensions.
+/// (OpSchedule::reductionLanes) and renders its tiling: the block forall
+/// and the mark kf-distribute-reductions rewrites after bufferization. The
+/// block is the lanes along x and groups of them along y (the product of
+/// `threads`), which the pass hands the block's outputs in turn; a thread
+/// forall would run its body in lane 0 alone (map_nested_forall_to_threads
+/// predicates the x it does not use). Returns the block's dimensions.
 FailureOr<SmallVector<int64_t, 3>>
 renderLaneTiling(llvm::raw_ostream &os, unsigned index, const ScheduledOp &info,
                  const kf::OpSchedule &schedule) {
@@ -227,18 +229,16 @@ renderLaneTiling(llvm::raw_ostream &os, unsigned index, const ScheduledOp &info,
                           << " thread counts, but this op has " << numParallel
                           << " parallel loops";
   SmallVector<int64_t> blockTileSizes(info.numLoops, 0);
-  SmallVector<int64_t> threadCounts(info.numLoops, 0);
-  SmallVector<std::string> blockMapping, threadMapping;
-  SmallVector<int64_t, 3> dims = {lanes, 1, 1};
-  unsigned blockPosition = 0, threadPosition = 1;
+  SmallVector<std::string> blockMapping;
+  unsigned blockPosition = 0;
+  int64_t groups = 1, outputs = 1;
+  bool wholeTiles = true;
   for (int p = numParallel - 1; p >= 0; --p) {
-    unsigned loop = info.parallelLoops[p];
     int64_t tile = schedule.blockTile[p], threads = schedule.threads[p];
     int64_t size = info.parallelSizes[p];
     if (tile < 0 || threads < 0)
       return op.emitError() << "negative tile size or thread count";
-    blockTileSizes[loop] = tile;
-    threadCounts[loop] = threads;
+    blockTileSizes[info.parallelLoops[p]] = tile;
     if (tile > 0) {
       if (blockPosition == 3)
         return op.emitError()
@@ -246,35 +246,26 @@ renderLaneTiling(llvm::raw_ostream &os, unsigned index, const ScheduledOp &info,
                   "blocks; the grid has three dimensions";
       blockMapping.push_back(mappingName("block", blockPosition++));
     }
-    if (threads == 0)
-      continue;
-    // Every group of lanes must run the same loops: a group left without
-    // an output would leave its warp's shuffles.
-    int64_t extent = tile > 0 ? tile : size;
-    if ((tile > 0 && size % tile != 0) || extent % threads != 0)
-      return op.emitError()
-             << "groups of lanes need block tiles dividing their loops and "
-                "thread counts dividing the tiles: "
-             << threads << " threads over a tile of " << extent
-             << " on a loop of " << size;
-    if (threadPosition == 3)
-      return op.emitError() << "with reduction lanes on x, at most two "
-                               "parallel loops map to threads (y and z)";
-    dims[threadPosition] = threads;
-    threadMapping.push_back(mappingName("thread", threadPosition++));
+    groups *= std::max<int64_t>(threads, 1);
+    outputs *= tile > 0 ? tile : size;
+    wholeTiles &= tile == 0 || size % tile == 0;
   }
   if (blockMapping.empty())
     return op.emitError() << "the schedule tiles no loop over blocks";
-  if (lanes > 32 && threadMapping.size() > 0)
+  if (lanes > 32 && groups > 1)
     return op.emitError() << "more than 32 lanes combine across the whole "
-                             "block: map no parallel loop to threads";
-  if (dims[0] * dims[1] * dims[2] > 1024)
-    return op.emitError() << "the schedule asks for "
-                          << dims[0] * dims[1] * dims[2]
+                             "block: one group of lanes per block";
+  // Groups sharing a warp shuffle together: each must get as many outputs.
+  if (lanes < 32 && (!wholeTiles || outputs % groups != 0))
+    return op.emitError()
+           << "groups of fewer than 32 lanes need block tiles that divide "
+              "their loops and as many outputs per group: "
+           << outputs << " outputs per block over " << groups << " groups";
+  if (lanes * groups > 1024)
+    return op.emitError() << "the schedule asks for " << lanes * groups
                           << " threads per block; a CUDA block holds at most "
                              "1024";
   std::reverse(blockMapping.begin(), blockMapping.end());
-  std::reverse(threadMapping.begin(), threadMapping.end());
   os << llvm::formatv(
       "    %block{0}, %bforall{0} = transform.structured.tile_using_forall "
       "%op{0} tile_sizes [{1}] (mapping = [{2}]) : (!transform.any_op) -> "
@@ -285,14 +276,7 @@ renderLaneTiling(llvm::raw_ostream &os, unsigned index, const ScheduledOp &info,
       "!transform.any_op, !transform.param<i64>\n",
       index, llvm::interleaved(blockTileSizes), llvm::interleaved(blockMapping),
       lanes, kf::kReductionLanesAttrName);
-  if (!threadMapping.empty())
-    os << llvm::formatv(
-        "    %thread{0}, %tforall{0} = transform.structured.tile_using_forall "
-        "%block{0} num_threads [{1}] (mapping = [{2}]) : (!transform.any_op) "
-        "-> (!transform.any_op, !transform.any_op)\n",
-        index, llvm::interleaved(threadCounts),
-        llvm::interleaved(threadMapping));
-  return dims;
+  return SmallVector<int64_t, 3>{lanes, groups, 1};
 }
 } // namespace
 
@@ -396,11 +380,7 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
       if (failed(dims))
         return failure();
       blockDims[index] = *dims;
-      // A thread forall only where groups of lanes split the block.
-      foralls[index] = llvm::any_of(opSchedule.threads,
-                                    [](int64_t count) { return count > 0; })
-                           ? 2
-                           : 1;
+      foralls[index] = 1;
       continue;
     }
     foralls[index] = 2;

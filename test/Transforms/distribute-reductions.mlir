@@ -1,12 +1,15 @@
 // RUN: kf-opt %s -split-input-file -verify-diagnostics -pass-pipeline='builtin.module(func.func(kf-distribute-reductions,canonicalize,cse))' | FileCheck %s
 
-// A warp per row (32 lanes), two rows per block along y: lane t folds
-// elements t, t + 32, ... in four chains of loads (a round of 128 elements
-// per iteration), the rest one per lane; a butterfly of five xor shuffles
-// gives every lane the row's total, and lane 0 adds it to the output.
+// A warp per row (32 lanes), a block of four rows and two groups of lanes
+// along y: group g takes rows g and g + 2. Lane t folds elements t, t + 32,
+// ... in four chains of loads (a round of 128 elements per iteration), the
+// rest one per lane; a butterfly of five xor shuffles gives every lane the
+// row's total, and lane 0 adds it to the output.
 // CHECK-LABEL: func.func @warp_row_sum
 // CHECK: gpu.launch
-// CHECK: %[[LANE:.*]] = gpu.thread_id x
+// CHECK-DAG: %[[LANE:.*]] = gpu.thread_id x
+// CHECK-DAG: %[[GROUP:.*]] = gpu.thread_id y
+// CHECK: scf.for %[[ROW:.*]] = %[[GROUP]] to %c4 step %c2 {
 // CHECK: %[[MAIN:.*]]:4 = scf.for %[[I:.*]] = %c0 to %c2048 step %c128 iter_args(
 // CHECK-COUNT-4: math.absf
 // CHECK: scf.yield
@@ -19,7 +22,7 @@
 // CHECK: gpu.shuffle xor %{{.*}}, %c2_i32, %c32_i32 : f32
 // CHECK: %[[S:.*]], %{{.*}} = gpu.shuffle xor %[[V:.*]], %c1_i32, %c32_i32 : f32
 // CHECK: %[[TOTAL:.*]] = arith.addf %[[V]], %[[S]] : f32
-// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[LANE]], %c0 : index
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[LANE]], %c0{{.*}} : index
 // CHECK: scf.if %[[FIRST]] {
 // CHECK:   %[[OLD:.*]] = memref.load
 // CHECK:   %[[NEW:.*]] = arith.addf %[[TOTAL]], %[[OLD]] : f32
@@ -30,14 +33,13 @@ func.func @warp_row_sum(%x: memref<8x2100xf32>, %y: memref<8xf32>) {
   %c4 = arith.constant 4 : index
   %c2 = arith.constant 2 : index
   %c32 = arith.constant 32 : index
-  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c4, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c2, %sz = %c1) {
-    %row = arith.muli %bx, %c2 : index
-    %r = arith.addi %row, %ty : index
-    %xs = memref.subview %x[%r, 0] [1, 2100] [1, 1] : memref<8x2100xf32> to memref<1x2100xf32, strided<[2100, 1], offset: ?>>
-    %ys = memref.subview %y[%r] [1] [1] : memref<8xf32> to memref<1xf32, strided<[1], offset: ?>>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c2, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c2, %sz = %c1) {
+    %r = arith.muli %bx, %c4 : index
+    %xs = memref.subview %x[%r, 0] [4, 2100] [1, 1] : memref<8x2100xf32> to memref<4x2100xf32, strided<[2100, 1], offset: ?>>
+    %ys = memref.subview %y[%r] [4] [1] : memref<8xf32> to memref<4xf32, strided<[1], offset: ?>>
     linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
                     iterator_types = ["parallel", "reduction"]}
-        ins(%xs : memref<1x2100xf32, strided<[2100, 1], offset: ?>>) outs(%ys : memref<1xf32, strided<[1], offset: ?>>)
+        ins(%xs : memref<4x2100xf32, strided<[2100, 1], offset: ?>>) outs(%ys : memref<4xf32, strided<[1], offset: ?>>)
         attrs = {kf.reduction_lanes = 32 : i64} {
     ^bb0(%v: f32, %acc: f32):
       %a = math.absf %v : f32
@@ -100,11 +102,9 @@ func.func @indexed_max(%x: memref<2x100xi32>, %y: memref<2xi32>) {
   %c2 = arith.constant 2 : index
   %c8 = arith.constant 8 : index
   gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c8, %sy = %c2, %sz = %c1) {
-    %xs = memref.subview %x[%ty, 0] [1, 100] [1, 1] : memref<2x100xi32> to memref<1x100xi32, strided<[100, 1], offset: ?>>
-    %ys = memref.subview %y[%ty] [1] [1] : memref<2xi32> to memref<1xi32, strided<[1], offset: ?>>
     linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
                     iterator_types = ["parallel", "reduction"]}
-        ins(%xs : memref<1x100xi32, strided<[100, 1], offset: ?>>) outs(%ys : memref<1xi32, strided<[1], offset: ?>>)
+        ins(%x : memref<2x100xi32>) outs(%y : memref<2xi32>)
         attrs = {kf.reduction_lanes = 8 : i64} {
     ^bb0(%v: i32, %acc: i32):
       %k = linalg.index 1 : index
@@ -182,6 +182,27 @@ func.func @not_a_fold(%x: memref<4x64xf32>, %y: memref<4xf32>) {
     ^bb0(%e: f32, %acc: f32):
       %p = arith.mulf %e, %acc : f32
       %s = arith.addf %p, %acc : f32
+      linalg.yield %s : f32
+    }
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+func.func @groups_along_z(%x: memref<4x64xf32>, %y: memref<4xf32>) {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c2) {
+    // expected-error @+1 {{groups of lanes go along y: the block's z size must be 1}}
+    linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                    iterator_types = ["parallel", "reduction"]}
+        ins(%x : memref<4x64xf32>) outs(%y : memref<4xf32>)
+        attrs = {kf.reduction_lanes = 32 : i64} {
+    ^bb0(%e: f32, %acc: f32):
+      %s = arith.addf %e, %acc : f32
       linalg.yield %s : f32
     }
     gpu.terminator

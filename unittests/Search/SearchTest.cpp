@@ -566,6 +566,65 @@ TEST(Search, SplitReductionsSeedLeavesGemmKernelsWhole) {
   EXPECT_EQ(factors[2], 0);
 }
 
+TEST(Search, SplitReductionsSeedLeavesLaneReductionsToTheirLanes) {
+  // A softmax-like row reduction an input reads contiguously: the seed
+  // fuses and collapses but does not split it (its default mapping shares
+  // the row among lanes), and is made though nothing is split.
+  OpShape rows{{4096}, 393216, 1};
+  rows.laneReduction = true;
+  llvm::SmallVector<OpShape> ops = {rows, OpShape{{4096, 393216}, 0}};
+  Schedule defaults;
+  OpSchedule lanes, elementwise;
+  ASSERT_TRUE(setReductionLanes(lanes, rows, defaultReductionLanes(rows)));
+  EXPECT_EQ(lanes.reductionLanes, 256);
+  EXPECT_EQ(lanes.blockTile, (llvm::SmallVector<int64_t>{1}));
+  elementwise.blockTile = {4, 256};
+  elementwise.threads = {4, 64};
+  defaults.ops = {lanes, elementwise};
+  RestructureFn restructure =
+      [&](const Schedule &) -> std::optional<Restructured> {
+    return Restructured{ops, ops, defaults.ops};
+  };
+  std::map<std::string, Schedule> seeds;
+  for (auto &[name, genome] : expertSeeds(defaults, restructure))
+    seeds[name] = genome;
+  ASSERT_TRUE(seeds.count("split-reductions"));
+  const Schedule &fused = seeds["split-reductions"];
+  EXPECT_TRUE(fused.fuseElementwise);
+  EXPECT_TRUE(fused.splitFactors.empty());
+  EXPECT_EQ(fused.ops[0].reductionLanes, 256);
+  // The vectorized seed leaves the lanes alone too.
+  ASSERT_TRUE(seeds.count("vectorized"));
+  EXPECT_EQ(seeds["vectorized"].ops[0].reductionLanes, 256);
+  EXPECT_EQ(seeds["vectorized"].ops[0].reductionStep, 0);
+}
+
+TEST(Search, ReductionLanesByRowLength) {
+  OpShape shortRows{{8192}, 512, 1};
+  shortRows.laneReduction = true;
+  // A warp per row, eight rows (groups) per block of 256 threads.
+  OpSchedule op;
+  ASSERT_EQ(defaultReductionLanes(shortRows), 32);
+  ASSERT_TRUE(setReductionLanes(op, shortRows, 32));
+  EXPECT_EQ(op.blockTile, (llvm::SmallVector<int64_t>{8}));
+  EXPECT_EQ(op.threads, (llvm::SmallVector<int64_t>{8}));
+  // Few long rows: a block of 1024 lanes each.
+  OpShape fewRows{{100}, 1 << 20, 1};
+  fewRows.laneReduction = true;
+  EXPECT_EQ(defaultReductionLanes(fewRows), 1024);
+  // Too short, or not a lane reduction: none.
+  OpShape tiny{{8192}, 16, 1};
+  tiny.laneReduction = true;
+  EXPECT_EQ(defaultReductionLanes(tiny), 0);
+  OpShape strided{{8192}, 4096, 1};
+  EXPECT_EQ(defaultReductionLanes(strided), 0);
+  OpSchedule unchanged = op;
+  EXPECT_FALSE(setReductionLanes(unchanged, strided, 32));
+  EXPECT_EQ(unchanged.reductionLanes, op.reductionLanes);
+  // Lanes must be a power of two under 32 or a multiple of 32.
+  EXPECT_FALSE(setReductionLanes(unchanged, shortRows, 48));
+}
+
 TEST(Search, AdaptGenomeFitsAnotherProblemsSchedule) {
   // A schedule found for 256 x 4096 moved to 16 x 100: thread counts and
   // tiles shrink to fit, the vector width 4 (which divides 100) stays with

@@ -105,7 +105,9 @@ std::optional<Proposal> proposeMutation(const Schedule &parent,
 /// the largest power of two up to that which divides it, or the largest
 /// divisor when no power of two does), with the other
 /// ops vectorized ("split-reductions"; also made when only the
-/// decomposition applies). Seeds whose genes do not apply are left out.
+/// decomposition applies, or when a contiguous reduction gets reduction
+/// lanes: those are not split, and the seed is then the fused,
+/// lane-shared form). Seeds whose genes do not apply are left out.
 std::vector<std::pair<std::string, Schedule>>
 expertSeeds(const Schedule &defaultSchedule, const RestructureFn &restructure);
 

@@ -115,14 +115,15 @@ def KFDistributeReductions
     `kf.reduction_lanes = R` (a schedule's `lanes` gene), on buffers, with
     one output and one reduction loop, whose body folds each element into
     the output with one add, mul, max or min (f32 or i32), this pass writes
-    the reduction out: each thread loops over its outputs; for each, lane
-    t (the thread's x index; the launch must have R threads along x) folds
-    elements t, t + R, ... into four independent partials, the R lanes
-    combine them with a `gpu.shuffle xor` butterfly (R a power of two up
-    to 32, several outputs per block along y and z) or `gpu.all_reduce`
-    (R a multiple of 32 up to 1024, a one-dimensional block), and lane 0
-    folds the total into the output. Any marked op it cannot rewrite is an
-    error.
+    the reduction out. The launch's block has R threads along x (the
+    lanes) and G groups of them along y; group g computes the op's outputs
+    g, g + G, ... (its parallel iterations, linearized). For each, lane t
+    folds elements t, t + R, ... into four independent partials, the R
+    lanes combine them with a `gpu.shuffle xor` butterfly (R a power of two
+    up to 32) or `gpu.all_reduce` (R a multiple of 32 up to 1024, G = 1),
+    and lane 0 folds the total into the output. Groups sharing a warp must
+    get as many outputs each (the schedule checks it). Any marked op it
+    cannot rewrite is an error.
 
     Upstream's `tile_reduction_using_forall` gives each thread a contiguous
     chunk (uncoalesced) and combines partials serially, and MLIR 22 has no

@@ -61,10 +61,12 @@ struct OpSchedule {
   /// lanes, and combine their partials with warp shuffles (lanes <= 32, a
   /// power of two) or across the block (a multiple of 32, up to 1024; the
   /// block then computes one output at a time): kf-distribute-reductions.
-  /// `threads` then maps at most two parallel loops, to y and z, and must
-  /// divide block tiles that divide their loops; vectorWidth 1, no
-  /// reductionStep or stageTile. What makes a long contiguous reduction
-  /// (a norm's or a softmax's row) read at the memory's speed.
+  /// `threads` then counts groups of lanes (their product, along the
+  /// block's y), which take the block tile's outputs in turn; under 32
+  /// lanes, block tiles must divide their loops and give each group as
+  /// many outputs. vectorWidth 1, no reductionStep or stageTile. What makes
+  /// a long contiguous reduction (a norm's or a softmax's row) read at the
+  /// memory's speed.
   int64_t reductionLanes = 0;
   /// When set, the op (a contraction, see analyzeContraction) becomes the
   /// pipelined GEMM kernel of ContractionSchedule.h and the fields above
