@@ -147,7 +147,9 @@ TEST(Search, RoundsHoldRoundSizeProposals) {
     std::vector<size_t> sizes;
     std::mutex mutex;
     SearchOptions options;
-    options.seed = 5;
+    // A seed at which some four-proposal round has no duplicate (which
+    // depends on the random stream; the reduction-lanes action changed it).
+    options.seed = 6;
     options.budgetEvals = 33;
     options.roundSize = roundSize;
     runSynthetic(options, {}, [&](llvm::ArrayRef<CandidateSource> batch) {
