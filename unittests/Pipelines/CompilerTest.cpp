@@ -454,6 +454,10 @@ TEST_F(ScheduleGenomeTest, StructureGenesApplyWithoutRegisteredPasses) {
   // The scaling is fused into the sum: a fill and the sum are left.
   EXPECT_EQ(fused->shapes.size(), 2u);
   schedule.ops = fused->defaults;
+  // The default shares the row among a warp's lanes; a thread per row with
+  // register steps instead.
+  EXPECT_EQ(schedule.ops[1].reductionLanes, 32);
+  schedule.ops[1].reductionLanes = 0;
   schedule.ops[1].reductionStep = 8;
   schedule.ops[1].blockTile = schedule.ops[1].threads = {64};
   FailureOr<kf::CompiledCandidate> compiled = compileWith(*problem, schedule);
