@@ -343,8 +343,7 @@ std::string mutateOp(OpSchedule &op, const OpShape &shape, unsigned index,
       // sizes.
       for (int64_t lanes : {op.reductionLanes / 2, op.reductionLanes * 2,
                             int64_t(32), int64_t(256)})
-        if (lanes != op.reductionLanes && lanes >= 2 && lanes <= 1024 &&
-            (lanes < 32 ? llvm::isPowerOf2_64(lanes) : lanes % 32 == 0))
+        if (lanes != op.reductionLanes && isValidReductionLanes(lanes))
           choices.push_back(lanes);
     }
     if (choices.empty() ||

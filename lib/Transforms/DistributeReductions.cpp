@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kf/Transforms/Passes.h"
+#include "kf/Transforms/Schedules.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -123,9 +124,7 @@ LogicalResult distribute(linalg::GenericOp op, gpu::LaunchOp launch,
   if (!hasLaneElementType(op))
     return op.emitError() << "a distributed reduction's output must be f32 "
                              "or i32 (the lanes exchange 32-bit values)";
-  bool validLanes = lanes > 1 && lanes <= 1024 &&
-                    (lanes < 32 ? llvm::isPowerOf2_64(lanes) : lanes % 32 == 0);
-  if (!validLanes)
+  if (!kf::isValidReductionLanes(lanes))
     return op.emitError() << lanes
                           << " lanes per output: a power of two below 32 or "
                              "a multiple of 32 up to 1024";

@@ -195,6 +195,50 @@ void renderStagedThreads(llvm::raw_ostream &os, ArrayRef<StagedOp> stagedOps) {
         "%wgpadding : !transform.any_op, !transform.param<i64>\n";
 }
 
+/// Checks the block tiles (and the thread counts' shape) of an op's
+/// generic mapping and renders its block forall, %block and %bforall: one
+/// block per tile, the innermost tiled loop on the grid's x.
+LogicalResult renderBlockTiling(llvm::raw_ostream &os, unsigned index,
+                                const ScheduledOp &info,
+                                const kf::OpSchedule &schedule) {
+  linalg::LinalgOp op = info.op;
+  unsigned numParallel = info.parallelSizes.size();
+  if (schedule.blockTile.size() != numParallel ||
+      schedule.threads.size() != numParallel)
+    return op.emitError() << "the schedule gives " << schedule.blockTile.size()
+                          << " block tile sizes and " << schedule.threads.size()
+                          << " thread counts, but this op has " << numParallel
+                          << " parallel loops";
+  // Tile sizes are per loop of the op (reduction loops untiled).
+  SmallVector<int64_t> blockTileSizes(info.numLoops, 0);
+  SmallVector<std::string> blockMapping;
+  // Mapped loops are numbered from the innermost tiled one (x) outwards.
+  unsigned blockPosition = 0;
+  for (int p = numParallel - 1; p >= 0; --p) {
+    if (schedule.blockTile[p] < 0 || schedule.threads[p] < 0)
+      return op.emitError() << "negative tile size or thread count";
+    blockTileSizes[info.parallelLoops[p]] = schedule.blockTile[p];
+    if (schedule.blockTile[p] == 0)
+      continue;
+    if (blockPosition == 3)
+      return op.emitError()
+             << "the schedule tiles more than three parallel loops over "
+                "blocks; the grid has three dimensions";
+    blockMapping.push_back(mappingName("block", blockPosition++));
+  }
+  if (blockMapping.empty())
+    return op.emitError() << "the schedule tiles no loop over blocks";
+  // Mapping lists follow the loop order (outermost first).
+  std::reverse(blockMapping.begin(), blockMapping.end());
+  os << llvm::formatv(
+      "    %block{0}, %bforall{0} = transform.structured.tile_using_forall "
+      "%op{0} tile_sizes [{1}] (mapping = [{2}]) : (!transform.any_op) -> "
+      "(!transform.any_op, !transform.any_op)\n",
+      index, llvm::interleaved(blockTileSizes),
+      llvm::interleaved(blockMapping));
+  return success();
+}
+
 /// Checks the schedule of an op whose reduction lanes share
 /// (OpSchedule::reductionLanes) and renders its tiling: the block forall
 /// and the mark kf-distribute-reductions rewrites after bufferization. The
@@ -213,8 +257,7 @@ renderLaneTiling(llvm::raw_ostream &os, unsigned index, const ScheduledOp &info,
            << "reduction lanes need one reduction loop that an input reads "
               "contiguously and a body folding each element into one 32-bit "
               "output with one add, mul, max or min";
-  if (lanes < 2 || lanes > 1024 ||
-      (lanes < 32 ? !llvm::isPowerOf2_64(lanes) : lanes % 32 != 0))
+  if (!kf::isValidReductionLanes(lanes))
     return op.emitError() << lanes
                           << " reduction lanes: a power of two below 32 or a "
                              "multiple of 32 up to 1024";
@@ -222,36 +265,16 @@ renderLaneTiling(llvm::raw_ostream &os, unsigned index, const ScheduledOp &info,
       schedule.stageTile != 0)
     return op.emitError() << "reduction lanes take no vector width, "
                              "reduction step or staging";
-  if (schedule.blockTile.size() != numParallel ||
-      schedule.threads.size() != numParallel)
-    return op.emitError() << "the schedule gives " << schedule.blockTile.size()
-                          << " block tile sizes and " << schedule.threads.size()
-                          << " thread counts, but this op has " << numParallel
-                          << " parallel loops";
-  SmallVector<int64_t> blockTileSizes(info.numLoops, 0);
-  SmallVector<std::string> blockMapping;
-  unsigned blockPosition = 0;
+  if (failed(renderBlockTiling(os, index, info, schedule)))
+    return failure();
   int64_t groups = 1, outputs = 1;
   bool wholeTiles = true;
-  for (int p = numParallel - 1; p >= 0; --p) {
-    int64_t tile = schedule.blockTile[p], threads = schedule.threads[p];
-    int64_t size = info.parallelSizes[p];
-    if (tile < 0 || threads < 0)
-      return op.emitError() << "negative tile size or thread count";
-    blockTileSizes[info.parallelLoops[p]] = tile;
-    if (tile > 0) {
-      if (blockPosition == 3)
-        return op.emitError()
-               << "the schedule tiles more than three parallel loops over "
-                  "blocks; the grid has three dimensions";
-      blockMapping.push_back(mappingName("block", blockPosition++));
-    }
-    groups *= std::max<int64_t>(threads, 1);
+  for (unsigned p = 0; p < numParallel; ++p) {
+    int64_t tile = schedule.blockTile[p], size = info.parallelSizes[p];
+    groups *= std::max<int64_t>(schedule.threads[p], 1);
     outputs *= tile > 0 ? tile : size;
     wholeTiles &= tile == 0 || size % tile == 0;
   }
-  if (blockMapping.empty())
-    return op.emitError() << "the schedule tiles no loop over blocks";
   if (lanes > 32 && groups > 1)
     return op.emitError() << "more than 32 lanes combine across the whole "
                              "block: one group of lanes per block";
@@ -265,17 +288,11 @@ renderLaneTiling(llvm::raw_ostream &os, unsigned index, const ScheduledOp &info,
     return op.emitError() << "the schedule asks for " << lanes * groups
                           << " threads per block; a CUDA block holds at most "
                              "1024";
-  std::reverse(blockMapping.begin(), blockMapping.end());
-  os << llvm::formatv(
-      "    %block{0}, %bforall{0} = transform.structured.tile_using_forall "
-      "%op{0} tile_sizes [{1}] (mapping = [{2}]) : (!transform.any_op) -> "
-      "(!transform.any_op, !transform.any_op)\n"
-      "    %lanes{0} = transform.param.constant {3} : i64 -> "
-      "!transform.param<i64>\n"
-      "    transform.annotate %block{0} \"{4}\" = %lanes{0} : "
-      "!transform.any_op, !transform.param<i64>\n",
-      index, llvm::interleaved(blockTileSizes), llvm::interleaved(blockMapping),
-      lanes, kf::kReductionLanesAttrName);
+  os << llvm::formatv("    %lanes{0} = transform.param.constant {1} : i64 -> "
+                      "!transform.param<i64>\n"
+                      "    transform.annotate %block{0} \"{2}\" = %lanes{0} : "
+                      "!transform.any_op, !transform.param<i64>\n",
+                      index, lanes, kf::kReductionLanesAttrName);
   return SmallVector<int64_t, 3>{lanes, groups, 1};
 }
 } // namespace
@@ -384,45 +401,25 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
       continue;
     }
     foralls[index] = 2;
+    if (failed(renderBlockTiling(os, index, info, opSchedule)))
+      return failure();
     unsigned numParallel = info.parallelSizes.size();
-    if (opSchedule.blockTile.size() != numParallel ||
-        opSchedule.threads.size() != numParallel)
-      return info.op.emitError()
-             << "the schedule gives " << opSchedule.blockTile.size()
-             << " block tile sizes and " << opSchedule.threads.size()
-             << " thread counts, but this op has " << numParallel
-             << " parallel loops";
-    // Tile sizes are per loop of the op (reduction loops untiled).
-    SmallVector<int64_t> blockTileSizes(info.numLoops, 0);
     SmallVector<int64_t> threadCounts(info.numLoops, 0);
-    SmallVector<std::string> blockMapping, threadMapping;
+    SmallVector<std::string> threadMapping;
     SmallVector<int64_t, 3> dims = {1, 1, 1};
-    // Mapped loops are numbered from the innermost tiled one (x) outwards.
-    unsigned blockPosition = 0, threadPosition = 0;
+    // Mapped loops are numbered from the innermost one (x) outwards.
+    unsigned threadPosition = 0;
     for (int p = numParallel - 1; p >= 0; --p) {
-      unsigned loop = info.parallelLoops[p];
-      blockTileSizes[loop] = opSchedule.blockTile[p];
-      threadCounts[loop] = opSchedule.threads[p];
-      if (opSchedule.blockTile[p] < 0 || opSchedule.threads[p] < 0)
-        return info.op.emitError() << "negative tile size or thread count";
-      if (opSchedule.blockTile[p] > 0) {
-        if (blockPosition == 3)
-          return info.op.emitError()
-                 << "the schedule tiles more than three parallel loops over "
-                    "blocks; the grid has three dimensions";
-        blockMapping.push_back(mappingName("block", blockPosition++));
-      }
-      if (opSchedule.threads[p] > 0) {
-        if (threadPosition == 3)
-          return info.op.emitError()
-                 << "the schedule maps more than three parallel loops to "
-                    "threads; a block has three dimensions";
-        dims[threadPosition] = opSchedule.threads[p];
-        threadMapping.push_back(mappingName("thread", threadPosition++));
-      }
+      threadCounts[info.parallelLoops[p]] = opSchedule.threads[p];
+      if (opSchedule.threads[p] == 0)
+        continue;
+      if (threadPosition == 3)
+        return info.op.emitError()
+               << "the schedule maps more than three parallel loops to "
+                  "threads; a block has three dimensions";
+      dims[threadPosition] = opSchedule.threads[p];
+      threadMapping.push_back(mappingName("thread", threadPosition++));
     }
-    if (blockMapping.empty())
-      return info.op.emitError() << "the schedule tiles no loop over blocks";
     if (threadMapping.empty())
       return info.op.emitError() << "the schedule maps no loop to threads";
     int64_t threadsPerBlock = dims[0] * dims[1] * dims[2];
@@ -432,15 +429,8 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
              << " threads per block; a CUDA block holds at most 1024";
     blockDims[index] = dims;
     // Mapping lists follow the loop order (outermost first).
-    std::reverse(blockMapping.begin(), blockMapping.end());
     std::reverse(threadMapping.begin(), threadMapping.end());
 
-    os << llvm::formatv(
-        "    %block{0}, %bforall{0} = transform.structured.tile_using_forall "
-        "%op{0} tile_sizes [{1}] (mapping = [{2}]) : (!transform.any_op) -> "
-        "(!transform.any_op, !transform.any_op)\n",
-        index, llvm::interleaved(blockTileSizes),
-        llvm::interleaved(blockMapping));
     if (opSchedule.stageTile != 0) {
       FailureOr<StagedOp> staged =
           renderStagedTiling(os, index, info, opSchedule, threadMapping);

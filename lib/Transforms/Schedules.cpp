@@ -134,12 +134,15 @@ void kf::setContractionTile(OpSchedule &schedule, linalg::LinalgOp op,
   }
 }
 
+bool kf::isValidReductionLanes(int64_t lanes) {
+  return lanes > 1 && lanes <= 1024 &&
+         (lanes < 32 ? llvm::isPowerOf2_64(lanes) : lanes % 32 == 0);
+}
+
 bool kf::setReductionLanes(OpSchedule &schedule, const OpShape &shape,
                            int64_t lanes) {
   unsigned n = shape.parallelSizes.size();
-  bool validLanes = lanes > 1 && lanes <= 1024 &&
-                    (lanes < 32 ? llvm::isPowerOf2_64(lanes) : lanes % 32 == 0);
-  if (!shape.laneReduction || n == 0 || !validLanes)
+  if (!shape.laneReduction || n == 0 || !isValidReductionLanes(lanes))
     return false;
   OpSchedule mapped;
   mapped.reductionLanes = lanes;

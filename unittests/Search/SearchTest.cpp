@@ -484,6 +484,21 @@ TEST(Search, ContractionsGetStagedSeedsAndKeepThemOnAnotherShape) {
   EXPECT_EQ(adapted->ops[0].stageTile, 8);
 }
 
+/// The expert seeds, by name, of a reference whose ops have `ops` shapes
+/// and `defaults` mappings whatever the structure genes.
+std::map<std::string, Schedule> seedsByName(const Schedule &defaults,
+                                            llvm::ArrayRef<OpShape> ops) {
+  RestructureFn restructure =
+      [&](const Schedule &) -> std::optional<Restructured> {
+    return Restructured{llvm::to_vector(ops), llvm::to_vector(ops),
+                        defaults.ops};
+  };
+  std::map<std::string, Schedule> seeds;
+  for (auto &[name, genome] : expertSeeds(defaults, restructure))
+    seeds[name] = genome;
+  return seeds;
+}
+
 TEST(Search, ExpertSeedsSkipUntiledOpsAndSplitOddReductions) {
   // A 4-D elementwise op whose outermost loop the default leaves untiled
   // (the grid maps three), a 2-D one, and a reduction over 492156 =
@@ -501,13 +516,7 @@ TEST(Search, ExpertSeedsSkipUntiledOpsAndSplitOddReductions) {
   reduction.blockTile = {4, 4};
   reduction.threads = {4, 4};
   defaults.ops = {fourD, twoD, reduction};
-  RestructureFn restructure =
-      [&](const Schedule &) -> std::optional<Restructured> {
-    return Restructured{ops, ops, defaults.ops};
-  };
-  std::map<std::string, Schedule> seeds;
-  for (auto &[name, genome] : expertSeeds(defaults, restructure))
-    seeds[name] = genome;
+  std::map<std::string, Schedule> seeds = seedsByName(defaults, ops);
 
   // Regression: vectorizing the untiled op made the whole seed fail to
   // render; now that op is left scalar and the others are vectorized.
@@ -552,13 +561,7 @@ TEST(Search, SplitReductionsSeedLeavesGemmKernelsWhole) {
   elementwise.blockTile = {4, 256};
   elementwise.threads = {4, 64};
   defaults.ops = {gemmOp, rowMax, elementwise};
-  RestructureFn restructure =
-      [&](const Schedule &) -> std::optional<Restructured> {
-    return Restructured{ops, ops, defaults.ops};
-  };
-  std::map<std::string, Schedule> seeds;
-  for (auto &[name, genome] : expertSeeds(defaults, restructure))
-    seeds[name] = genome;
+  std::map<std::string, Schedule> seeds = seedsByName(defaults, ops);
   ASSERT_TRUE(seeds.count("split-reductions"));
   llvm::SmallVector<int64_t> factors = seeds["split-reductions"].splitFactors;
   ASSERT_EQ(factors.size(), 3u);
@@ -583,13 +586,7 @@ TEST(Search, SplitReductionsSeedLeavesLaneReductionsToTheirLanes) {
   elementwise.blockTile = {4, 256};
   elementwise.threads = {4, 64};
   defaults.ops = {lanes, elementwise};
-  RestructureFn restructure =
-      [&](const Schedule &) -> std::optional<Restructured> {
-    return Restructured{ops, ops, defaults.ops};
-  };
-  std::map<std::string, Schedule> seeds;
-  for (auto &[name, genome] : expertSeeds(defaults, restructure))
-    seeds[name] = genome;
+  std::map<std::string, Schedule> seeds = seedsByName(defaults, ops);
   ASSERT_TRUE(seeds.count("split-reductions"));
   const Schedule &fused = seeds["split-reductions"];
   EXPECT_TRUE(fused.fuseElementwise);

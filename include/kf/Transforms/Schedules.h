@@ -137,6 +137,11 @@ void setContractionTile(OpSchedule &schedule, mlir::linalg::LinalgOp op,
 
 struct OpShape;
 
+/// Whether `lanes` threads can share a reduction (OpSchedule::reductionLanes,
+/// kf-distribute-reductions): a power of two from 2 to 16, whose groups the
+/// shuffles keep inside a warp, or a multiple of 32 up to 1024.
+bool isValidReductionLanes(int64_t lanes);
+
 /// Maps `schedule` as `lanes` lanes sharing the reduction of an op of
 /// `shape` (OpSchedule::reductionLanes): above 32 lanes, one output per
 /// block; otherwise 256 / lanes outputs per block along the innermost
