@@ -99,10 +99,8 @@ compileCandidateFile(const ProblemInputOptions &options,
 
 int runCompileCommand(MLIRContext &context,
                       const CompileCommandConfig &config) {
-  SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-  std::optional<LoadedProblem> loaded =
-      loadProblem(context, sourceMgr, config.input);
+  OpenedProblem opened(context, config.input);
+  std::optional<LoadedProblem> &loaded = opened.loaded;
   if (!loaded)
     return 1;
   const std::vector<CandidateFile> &sources = config.candidates;
@@ -177,10 +175,8 @@ int runCompileCommand(MLIRContext &context,
 }
 
 int runEvalCommand(MLIRContext &context, const EvalCommandConfig &config) {
-  SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-  std::optional<LoadedProblem> loaded =
-      loadProblem(context, sourceMgr, config.input);
+  OpenedProblem opened(context, config.input);
+  std::optional<LoadedProblem> &loaded = opened.loaded;
   if (!loaded)
     return 1;
   Ceilings ceilings;

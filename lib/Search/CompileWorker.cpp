@@ -16,10 +16,8 @@ namespace kf {
 
 int runCompileWorker(MLIRContext &context, const ProblemInputOptions &options,
                      bool emitLowered, std::istream &requests) {
-  SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-  std::optional<LoadedProblem> loaded =
-      loadProblem(context, sourceMgr, options);
+  OpenedProblem opened(context, options);
+  std::optional<LoadedProblem> &loaded = opened.loaded;
   if (!loaded)
     return 1;
   // A candidate's first error is its reason, sent back in its reply.

@@ -24,10 +24,8 @@ namespace kf {
 
 int runCheckReferenceCommand(MLIRContext &context,
                              const ProblemCheckConfig &config) {
-  SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-  std::optional<LoadedProblem> loaded =
-      loadProblem(context, sourceMgr, config.input);
+  OpenedProblem opened(context, config.input);
+  std::optional<LoadedProblem> &loaded = opened.loaded;
   if (!loaded)
     return 1;
   FailureOr<CompiledCandidate> reference =
@@ -120,10 +118,8 @@ static Error writeNpy(StringRef path, const TensorSpec &tensor,
 /// machines without a GPU (and the benchmark suite's CPU checks).
 int runCheckProblemCommand(MLIRContext &context,
                            const ProblemCheckConfig &config) {
-  SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-  std::optional<LoadedProblem> loaded =
-      loadProblem(context, sourceMgr, config.input);
+  OpenedProblem opened(context, config.input);
+  std::optional<LoadedProblem> &loaded = opened.loaded;
   if (!loaded)
     return 1;
   unsigned trials = config.eval.trials;

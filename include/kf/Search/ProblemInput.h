@@ -21,6 +21,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/SourceMgr.h"
@@ -76,6 +77,20 @@ int reportError(const llvm::Twine &message);
 std::optional<LoadedProblem> loadProblem(mlir::MLIRContext &context,
                                          llvm::SourceMgr &sourceMgr,
                                          const ProblemInputOptions &options);
+
+/// A command's problem: loaded by loadProblem, with the source manager and
+/// diagnostic handler that print the command's later errors at their
+/// locations in the problem file for as long as it is in use (they must
+/// outlive the problem, so they live and die with it).
+struct OpenedProblem {
+  OpenedProblem(mlir::MLIRContext &context, const ProblemInputOptions &options)
+      : handler(sourceMgr, &context),
+        loaded(loadProblem(context, sourceMgr, options)) {}
+  llvm::SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler handler;
+  /// Empty when the problem could not be loaded (already reported).
+  std::optional<LoadedProblem> loaded;
+};
 
 /// The launch plan of --launch; `user` says who needs it.
 llvm::Expected<CudaLaunchSpec>
