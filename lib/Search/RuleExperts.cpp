@@ -50,6 +50,8 @@ llvm::StringRef kf::stringifyMutationAction(MutationAction action) {
     return "commute-sums";
   case MutationAction::ReductionLanes:
     return "reduction-lanes";
+  case MutationAction::ConvolutionsAsGemm:
+    return "im2col";
   }
   llvm_unreachable("unknown action");
 }
@@ -60,12 +62,12 @@ llvm::ArrayRef<MutationAction> kf::actionsOf(ExpertFocus focus) {
                              A::StageOperands, A::ReductionLanes};
   static const A compute[] = {A::ReductionStep, A::SplitReduction,
                               A::StageOperands, A::TransposeOperands,
-                              A::FuseEpilogues};
+                              A::FuseEpilogues, A::ConvolutionsAsGemm};
   static const A parallelism[] = {A::Threads, A::SplitReduction,
                                   A::ReductionLanes};
   static const A structure[] = {A::FuseElementwise, A::CollapseReductions,
                                 A::DecomposeReductions, A::SplitReduction,
-                                A::CommuteSums};
+                                A::CommuteSums, A::ConvolutionsAsGemm};
   switch (focus) {
   case ExpertFocus::Memory:
     return memory;
@@ -522,6 +524,11 @@ std::string mutateStructure(Schedule &genome, const Restructured &structure,
     genome.splitFactors.clear();
     return genome.decomposeReductions ? "decompose multi-loop reductions"
                                       : "keep multi-loop reductions whole";
+  case MutationAction::ConvolutionsAsGemm:
+    genome.convolutionsAsGemm = !genome.convolutionsAsGemm;
+    genome.splitFactors.clear();
+    return genome.convolutionsAsGemm ? "convolutions as im2col and a GEMM"
+                                     : "convolutions computed directly";
   case MutationAction::TransposeOperands: {
     // Only where some contraction has an operand to copy.
     if (!hasContraction(structure) && genome.kOuterCopies == KOuterCopies::None)
@@ -580,6 +587,7 @@ bool isStructural(MutationAction action) {
          action == MutationAction::TransposeOperands ||
          action == MutationAction::FuseEpilogues ||
          action == MutationAction::CommuteSums ||
+         action == MutationAction::ConvolutionsAsGemm ||
          action == MutationAction::SplitReduction;
 }
 

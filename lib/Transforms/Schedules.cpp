@@ -241,7 +241,8 @@ defaultOpSchedule(const ScheduledOp &info,
 
 /// Whether the structure genes other than splits rewrite the reference.
 bool rewritesOps(const kf::Schedule &schedule) {
-  return schedule.fuseElementwise || schedule.collapseReductions ||
+  return schedule.fuseElementwise || schedule.convolutionsAsGemm ||
+         schedule.collapseReductions ||
          schedule.decomposeReductions || schedule.collapseContractionLoops ||
          schedule.fuseEpilogues || schedule.commuteSums ||
          schedule.kOuterCopies != kf::KOuterCopies::None;
@@ -267,6 +268,7 @@ void renderStructure(llvm::raw_ostream &os, const kf::Schedule &schedule,
     for (auto [enabled, pass] :
          {std::pair<bool, StringRef>{schedule.fuseElementwise,
                                      "kf-fuse-elementwise"},
+          {schedule.convolutionsAsGemm, "kf-convolution-to-gemm"},
           {schedule.collapseReductions, "kf-collapse-reduction-dims"},
           {schedule.decomposeReductions, "kf-decompose-reductions"},
           {schedule.collapseContractionLoops, "kf-collapse-contraction-dims"},
@@ -445,6 +447,12 @@ FailureOr<kf::Schedule> kf::buildDefaultSchedule(func::FuncOp reference,
   Schedule schedule;
   SmallVector<OpShape> shapes;
   if (kind == DefaultSchedule::Tuned) {
+    // Convolutions run on the GEMM kernel, through an im2col matrix in
+    // global memory, where it fits.
+    schedule.convolutionsAsGemm =
+        llvm::any_of(*ops, [](const ScheduledOp &info) {
+          return succeeded(analyzeConvolutionGemm(info.op));
+        });
     // Contractions the GEMM kernel refuses that have several M (or N)
     // loops in a row become GEMMs. Where the kernel already takes the op
     // (one batch loop over the grid's z: L1-10), the measured kernel stays.
@@ -572,6 +580,8 @@ llvm::json::Value kf::toJSON(const Schedule &schedule) {
                             {"decompose", schedule.decomposeReductions},
                             {"splits", toArray(schedule.splitFactors)},
                             {"ops", std::move(ops)}};
+  if (schedule.convolutionsAsGemm)
+    object["im2col"] = true;
   if (schedule.collapseContractionLoops)
     object["collapse_mn"] = true;
   if (schedule.fuseEpilogues)
@@ -620,6 +630,7 @@ bool kf::fromJSON(const llvm::json::Value &value, Schedule &schedule,
       !mapper.map("collapse", schedule.collapseReductions) ||
       // Absent in schedules stored before the gene existed.
       !mapper.mapOptional("decompose", schedule.decomposeReductions) ||
+      !mapper.mapOptional("im2col", schedule.convolutionsAsGemm) ||
       !mapper.mapOptional("collapse_mn", schedule.collapseContractionLoops) ||
       !mapper.mapOptional("epilogue", schedule.fuseEpilogues) ||
       !mapper.mapOptional("commute_sums", schedule.commuteSums) ||

@@ -64,6 +64,8 @@ enum class MutationAction {
   /// Share a contiguous reduction among the lanes of a warp or a block, or
   /// change how many lanes share it.
   ReductionLanes,
+  /// Compute convolutions as an im2col matrix and a GEMM, or directly.
+  ConvolutionsAsGemm,
 };
 llvm::StringRef stringifyMutationAction(MutationAction action);
 /// The actions an expert of `focus` chooses among.

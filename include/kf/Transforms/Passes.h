@@ -4,6 +4,7 @@
 #define KF_TRANSFORMS_PASSES_H
 
 #include "kf/Dialect/KF/KFDialect.h"
+#include "kf/Transforms/ConvolutionGemm.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"

@@ -319,6 +319,36 @@ def KFTransposeContractionOperands
                            "::mlir::tensor::TensorDialect"];
 }
 
+def KFConvolutionToGemm
+    : Pass<"kf-convolution-to-gemm", "mlir::func::FuncOp"> {
+  let summary = "Compute convolutions as an explicit im2col and a GEMM";
+  let description = [{
+    Rewrites each `linalg.conv_1d_ncw_fcw`, `conv_2d_nchw_fchw` and
+    `conv_3d_ncdhw_fcdhw` with static f32 operands
+    (`kf::analyzeConvolutionGemm`) into: a `linalg.generic` gather writing
+    the im2col matrix `col[(c, r...), (b, p...)]` into a tensor (zero in the
+    rows and columns that pad it to the GEMM kernel's tiles); the weight as
+    an `[F, C * R...]` matrix (a collapse_shape, or a zero-padded copy); a
+    zero-filled `linalg.generic` contraction `out[f, m] = sum_k w[f, k] *
+    col[k, m]` that the pipelined GEMM kernel computes; and an elementwise
+    op adding the convolution's initial value (its bias) to the product,
+    read back through an extract_slice and expand_shape as `[F, B, P...]`
+    and transposed by its indexing map. The im2col matrix costs
+    `C * R... * B * P... * 4` bytes of global memory and one write and read
+    of it; convolutions whose matrix exceeds `max-column-bytes` are left
+    alone. Schedules run it as the structure gene `convolutionsAsGemm`
+    after elementwise fusion.
+  }];
+  let options = [
+    Option<"maxColumnBytes", "max-column-bytes", "int64_t",
+           /*default=*/"kf::kDefaultMaxColumnBytes",
+           "The largest im2col matrix, in bytes, the rewrite may write">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def KFCommuteSumContraction
     : Pass<"kf-commute-sum-contraction", "mlir::func::FuncOp"> {
   let summary = "Compute the row sums of a GEMM's output as two matrix-vector products";

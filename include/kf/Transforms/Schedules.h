@@ -80,9 +80,9 @@ struct OpSchedule {
 enum class KOuterCopies { None, B, AB };
 
 /// The schedule of a whole reference function. Its structure genes first
-/// rewrite the reference (in this order: fusion, collapsing, decomposing,
-/// collapsing contraction loops, epilogues, sums through contractions,
-/// K-outer operand copies, splitting); then each linalg op of the rewritten
+/// rewrite the reference (in this order: fusion, convolutions as GEMMs,
+/// collapsing, decomposing, collapsing contraction loops, epilogues, sums
+/// through contractions, K-outer operand copies, splitting); then each linalg op of the rewritten
 /// function, in the order the ops appear, gets its own kernel, mapped by one
 /// OpSchedule, except the ops fused into a GEMM kernel (its output's fill and
 /// its epilogue), whose OpSchedules are ignored.
@@ -90,6 +90,10 @@ struct Schedule {
   /// Fuse elementwise producers into every consumer, recomputing them
   /// (kf-fuse-elementwise): intermediate tensors are never stored.
   bool fuseElementwise = false;
+  /// Compute each convolution as an explicit im2col matrix and a GEMM on
+  /// the pipelined GEMM kernel (kf-convolution-to-gemm,
+  /// ConvolutionGemm.h), instead of a direct convolution.
+  bool convolutionsAsGemm = false;
   /// Collapse adjacent reduction loops into one
   /// (kf-collapse-reduction-dims), so that a split applies to them.
   bool collapseReductions = false;
@@ -232,6 +236,7 @@ mlir::FailureOr<std::string> renderSchedule(mlir::func::FuncOp reference,
 
 /// A schedule as JSON (what the experience library stores and reuses):
 /// {"fuse": bool, "collapse": bool, "decompose": bool (optional, false),
+/// "im2col": bool (optional, false),
 /// "collapse_mn": bool (optional, false), "epilogue": bool (optional,
 /// false), "commute_sums": bool (optional, false), "transpose": "none" | "b" |
 /// "ab" (optional, "none"), "splits": [int], "ops": [{"block": [int],
