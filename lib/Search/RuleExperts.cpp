@@ -65,9 +65,9 @@ llvm::ArrayRef<MutationAction> kf::actionsOf(ExpertFocus focus) {
                               A::FuseEpilogues, A::ConvolutionsAsGemm};
   static const A parallelism[] = {A::Threads, A::SplitReduction,
                                   A::ReductionLanes};
-  static const A structure[] = {A::FuseElementwise, A::CollapseReductions,
+  static const A structure[] = {A::FuseElementwise,     A::CollapseReductions,
                                 A::DecomposeReductions, A::SplitReduction,
-                                A::CommuteSums, A::ConvolutionsAsGemm};
+                                A::CommuteSums,         A::ConvolutionsAsGemm};
   switch (focus) {
   case ExpertFocus::Memory:
     return memory;

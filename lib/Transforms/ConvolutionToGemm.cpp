@@ -129,8 +129,7 @@ Value zeroOutside(OpBuilder &builder, Location loc, Value value,
 }
 
 SmallVector<utils::IteratorType> parallel(unsigned count) {
-  return SmallVector<utils::IteratorType>(count,
-                                          utils::IteratorType::parallel);
+  return SmallVector<utils::IteratorType>(count, utils::IteratorType::parallel);
 }
 
 Value rewrite(RewriterBase &rewriter, linalg::LinalgOp conv,
@@ -176,20 +175,20 @@ Value rewrite(RewriterBase &rewriter, linalg::LinalgOp conv,
             SmallVector<Value> pixel = delinearize(builder, loc, m, pixelSizes);
             SmallVector<Value> coordinates = {pixel[0], tap[0]};
             for (unsigned dim = 0; dim < rank; ++dim) {
-              Value stride = arith::ConstantIndexOp::create(
-                  builder, loc, gemm.strides[dim]);
+              Value stride = arith::ConstantIndexOp::create(builder, loc,
+                                                            gemm.strides[dim]);
               Value dilation = arith::ConstantIndexOp::create(
                   builder, loc, gemm.dilations[dim]);
               coordinates.push_back(arith::AddIOp::create(
                   builder, loc,
                   arith::MulIOp::create(builder, loc, pixel[1 + dim], stride),
-                  arith::MulIOp::create(builder, loc, tap[1 + dim],
-                                        dilation)));
+                  arith::MulIOp::create(builder, loc, tap[1 + dim], dilation)));
             }
             Value value =
                 tensor::ExtractOp::create(builder, loc, input, coordinates);
             linalg::YieldOp::create(
-                builder, loc, zeroOutside(builder, loc, value, {kValid, mValid}));
+                builder, loc,
+                zeroOutside(builder, loc, value, {kValid, mValid}));
           })
           .getResult(0);
 
@@ -198,8 +197,8 @@ Value rewrite(RewriterBase &rewriter, linalg::LinalgOp conv,
   SmallVector<ReassociationIndices> weightRows = {{0}, {}};
   for (unsigned dim = 1; dim < 2 + rank; ++dim)
     weightRows[1].push_back(dim);
-  Value weights = tensor::CollapseShapeOp::create(rewriter, loc, weight,
-                                                  weightRows);
+  Value weights =
+      tensor::CollapseShapeOp::create(rewriter, loc, weight, weightRows);
   if (gemm.paddedFilters != gemm.filters || gemm.paddedTaps != gemm.taps) {
     auto paddedType =
         RankedTensorType::get({gemm.paddedFilters, gemm.paddedTaps}, f32);
@@ -211,12 +210,12 @@ Value rewrite(RewriterBase &rewriter, linalg::LinalgOp conv,
                                                paddedType.getShape(), f32)},
             ArrayRef<AffineMap>{identity2}, parallel(2),
             [&](OpBuilder &builder, Location loc, ValueRange) {
-              auto [f, fValid] = clamp(builder, loc,
-                                       linalg::IndexOp::create(builder, loc, 0),
-                                       gemm.filters, gemm.paddedFilters);
-              auto [k, kValid] = clamp(builder, loc,
-                                       linalg::IndexOp::create(builder, loc, 1),
-                                       gemm.taps, gemm.paddedTaps);
+              auto [f, fValid] =
+                  clamp(builder, loc, linalg::IndexOp::create(builder, loc, 0),
+                        gemm.filters, gemm.paddedFilters);
+              auto [k, kValid] =
+                  clamp(builder, loc, linalg::IndexOp::create(builder, loc, 1),
+                        gemm.taps, gemm.paddedTaps);
               Value value = tensor::ExtractOp::create(builder, loc, rows,
                                                       ValueRange{f, k});
               linalg::YieldOp::create(
@@ -232,12 +231,12 @@ Value rewrite(RewriterBase &rewriter, linalg::LinalgOp conv,
       RankedTensorType::get({gemm.paddedFilters, gemm.paddedPixels}, f32);
   Value zero =
       arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0.0));
-  Value zeros = linalg::FillOp::create(
-                    rewriter, loc, zero,
-                    tensor::EmptyOp::create(rewriter, loc,
-                                            productType.getShape(), f32)
-                        .getResult())
-                    .getResult(0);
+  Value zeros =
+      linalg::FillOp::create(
+          rewriter, loc, zero,
+          tensor::EmptyOp::create(rewriter, loc, productType.getShape(), f32)
+              .getResult())
+          .getResult(0);
   AffineExpr f = getAffineDimExpr(0, context), m = getAffineDimExpr(1, context),
              k = getAffineDimExpr(2, context);
   Value product =
@@ -257,36 +256,47 @@ Value rewrite(RewriterBase &rewriter, linalg::LinalgOp conv,
           })
           .getResult(0);
 
-  // Back in the convolution's layout: [F, B, P...] is a view of the
-  // product's unpadded part, read transposed by an op that adds the
-  // convolution's initial value.
-  if (gemm.paddedFilters != gemm.filters || gemm.paddedPixels != gemm.pixels)
-    product = tensor::ExtractSliceOp::create(
-        rewriter, loc, product, ArrayRef<OpFoldResult>{rewriter.getIndexAttr(0),
-                                                       rewriter.getIndexAttr(0)},
-        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(gemm.filters),
-                               rewriter.getIndexAttr(gemm.pixels)},
-        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1),
-                               rewriter.getIndexAttr(1)});
-  SmallVector<int64_t> viewShape = {gemm.filters};
-  viewShape.append(pixelSizes);
-  SmallVector<ReassociationIndices> pixelDims = {{0}, {}};
-  for (unsigned dim = 1; dim < 2 + rank; ++dim)
-    pixelDims[1].push_back(dim);
-  Value view = tensor::ExpandShapeOp::create(
-      rewriter, loc, RankedTensorType::get(viewShape, f32), product, pixelDims);
+  // Back in the convolution's layout, read transposed by an op that adds
+  // the convolution's initial value: the exact product is viewed as
+  // [F, B, P...] (an expand_shape); a padded one is flattened and read in
+  // place by a map that linearizes (f, b, p...) into its element, since a
+  // slice of it would be a strided view on the host, which kf's launch
+  // plans do not make (and linalg wants a plain loop's operand dimension
+  // to be the loop's size).
   unsigned outputRank = 2 + rank;
-  SmallVector<AffineExpr> transposed = {getAffineDimExpr(1, context),
-                                        getAffineDimExpr(0, context)};
-  for (unsigned dim = 2; dim < outputRank; ++dim)
-    transposed.push_back(getAffineDimExpr(dim, context));
+  Value view = product;
+  SmallVector<AffineExpr> transposed;
+  if (gemm.paddedFilters == gemm.filters && gemm.paddedPixels == gemm.pixels) {
+    SmallVector<int64_t> viewShape = {gemm.filters};
+    viewShape.append(pixelSizes);
+    SmallVector<ReassociationIndices> pixelDims = {{0}, {}};
+    for (unsigned dim = 1; dim < outputRank; ++dim)
+      pixelDims[1].push_back(dim);
+    view = tensor::ExpandShapeOp::create(rewriter, loc,
+                                         RankedTensorType::get(viewShape, f32),
+                                         product, pixelDims);
+    transposed = {getAffineDimExpr(1, context), getAffineDimExpr(0, context)};
+    for (unsigned dim = 2; dim < outputRank; ++dim)
+      transposed.push_back(getAffineDimExpr(dim, context));
+  } else {
+    view = tensor::CollapseShapeOp::create(
+        rewriter, loc, product, ArrayRef<ReassociationIndices>{{0, 1}});
+    AffineExpr column = getAffineDimExpr(0, context);
+    for (unsigned dim = 2; dim < outputRank; ++dim)
+      column = column * outputShape[dim] + getAffineDimExpr(dim, context);
+    transposed = {getAffineDimExpr(1, context) * gemm.paddedPixels + column};
+  }
   AffineMap identity = AffineMap::getMultiDimIdentityMap(outputRank, context);
+  // The initial value is an input, so that elementwise fusion can fuse
+  // its producer (a broadcast bias) into this op, and this op into the
+  // elementwise ops after the convolution.
   return linalg::GenericOp::create(
-             rewriter, loc, TypeRange{outputType}, ValueRange{view},
-             ValueRange{init},
-             ArrayRef<AffineMap>{AffineMap::get(outputRank, 0, transposed,
-                                                context),
-                                 identity},
+             rewriter, loc, TypeRange{outputType}, ValueRange{view, init},
+             ValueRange{tensor::EmptyOp::create(rewriter, loc,
+                                                outputType.getShape(), f32)},
+             ArrayRef<AffineMap>{
+                 AffineMap::get(outputRank, 0, transposed, context), identity,
+                 identity},
              parallel(outputRank),
              [&](OpBuilder &builder, Location loc, ValueRange args) {
                linalg::YieldOp::create(

@@ -21,9 +21,15 @@ struct KFFuseElementwisePass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     // Legality is upstream's (areElementwiseOpsFusable, checked by the
-    // pattern); the only policy here is "always, whatever the use count".
+    // pattern); the policy here is "always, whatever the use count", except
+    // into a contraction: its body would no longer be a multiply-add, and
+    // the GEMM kernel would refuse it (an im2col gather fused into its
+    // GEMM is a direct convolution again).
     linalg::populateElementwiseOpsFusionPatterns(
-        patterns, [](OpOperand *) { return true; });
+        patterns, [](OpOperand *fused) {
+          auto consumer = dyn_cast<linalg::LinalgOp>(fused->getOwner());
+          return !consumer || !linalg::isaContractionOpInterface(consumer);
+        });
     linalg::GenericOp::getCanonicalizationPatterns(patterns, &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

@@ -14,6 +14,7 @@
 #include "ScheduleStructure.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InterleavedRange.h"
@@ -523,11 +524,17 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
           "(!transform.any_op, !transform.any_op)\n",
           index, llvm::interleaved(stepTile));
     }
-    // Only this op is vectorized (the others keep their scalar loops).
-    os << llvm::formatv("    transform.structured.vectorize %{0}{1} : "
+    // Only this op is vectorized (the others keep their scalar loops). A
+    // gather (a tensor.extract in its body: padding, im2col) vectorizes only
+    // with vectorize_nd_extract: its loads become vector.gather (scalar
+    // loads in PTX), its stores stay 16-byte vectors.
+    bool gathers =
+        info.op->walk([](tensor::ExtractOp) { return WalkResult::interrupt(); })
+            .wasInterrupted();
+    os << llvm::formatv("    transform.structured.vectorize %{0}{1}{2} : "
                         "!transform.any_op\n",
-                        opSchedule.reductionStep > 0 ? "step" : "thread",
-                        index);
+                        opSchedule.reductionStep > 0 ? "step" : "thread", index,
+                        gathers ? " {vectorize_nd_extract}" : "");
   }
 
   bool anyGemm =

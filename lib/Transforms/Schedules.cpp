@@ -242,9 +242,9 @@ defaultOpSchedule(const ScheduledOp &info,
 /// Whether the structure genes other than splits rewrite the reference.
 bool rewritesOps(const kf::Schedule &schedule) {
   return schedule.fuseElementwise || schedule.convolutionsAsGemm ||
-         schedule.collapseReductions ||
-         schedule.decomposeReductions || schedule.collapseContractionLoops ||
-         schedule.fuseEpilogues || schedule.commuteSums ||
+         schedule.collapseReductions || schedule.decomposeReductions ||
+         schedule.collapseContractionLoops || schedule.fuseEpilogues ||
+         schedule.commuteSums ||
          schedule.kOuterCopies != kf::KOuterCopies::None;
 }
 
@@ -266,9 +266,9 @@ void renderStructure(llvm::raw_ostream &os, const kf::Schedule &schedule,
           "%root : (!transform.any_op) -> !transform.any_op\n";
     unsigned next = 0;
     for (auto [enabled, pass] :
-         {std::pair<bool, StringRef>{schedule.fuseElementwise,
-                                     "kf-fuse-elementwise"},
-          {schedule.convolutionsAsGemm, "kf-convolution-to-gemm"},
+         {std::pair<bool, StringRef>{schedule.convolutionsAsGemm,
+                                     "kf-convolution-to-gemm"},
+          {schedule.fuseElementwise, "kf-fuse-elementwise"},
           {schedule.collapseReductions, "kf-collapse-reduction-dims"},
           {schedule.decomposeReductions, "kf-decompose-reductions"},
           {schedule.collapseContractionLoops, "kf-collapse-contraction-dims"},

@@ -1,4 +1,5 @@
-//===- ConvolutionGemm.h - Convolutions as an explicit im2col and a GEMM -*-===//
+//===- ConvolutionGemm.h - Convolutions as an explicit im2col and a GEMM
+//-*-===//
 //
 // A convolution (linalg's conv_1d_ncw_fcw, conv_2d_nchw_fchw and
 // conv_3d_ncdhw_fcdhw, strided and dilated; padding and transposed

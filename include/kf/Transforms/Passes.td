@@ -247,8 +247,9 @@ def KFFuseElementwise : Pass<"kf-fuse-elementwise", "mlir::func::FuncOp"> {
     write and one extra read of the whole tensor. This pass fuses every
     all-parallel `linalg.generic` producer into each consumer for which
     upstream's elementwise fusion is legal (`areElementwiseOpsFusable`),
-    whatever its number of uses; a producer left without uses disappears.
-    Schedules run it with `transform.apply_registered_pass
+    whatever its number of uses, except into a contraction (its body would
+    stop being a multiply-add, which the GEMM kernel needs); a producer
+    left without uses disappears. Schedules run it with `transform.apply_registered_pass
     "kf-fuse-elementwise"` on the function before tiling.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
@@ -337,7 +338,8 @@ def KFConvolutionToGemm
     `C * R... * B * P... * 4` bytes of global memory and one write and read
     of it; convolutions whose matrix exceeds `max-column-bytes` are left
     alone. Schedules run it as the structure gene `convolutionsAsGemm`
-    after elementwise fusion.
+    first, before elementwise fusion (which then fuses the bias and the
+    ops after the convolution into the op that reads the product back).
   }];
   let options = [
     Option<"maxColumnBytes", "max-column-bytes", "int64_t",

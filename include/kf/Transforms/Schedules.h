@@ -80,12 +80,12 @@ struct OpSchedule {
 enum class KOuterCopies { None, B, AB };
 
 /// The schedule of a whole reference function. Its structure genes first
-/// rewrite the reference (in this order: fusion, convolutions as GEMMs,
+/// rewrite the reference (in this order: convolutions as GEMMs, fusion,
 /// collapsing, decomposing, collapsing contraction loops, epilogues, sums
-/// through contractions, K-outer operand copies, splitting); then each linalg op of the rewritten
-/// function, in the order the ops appear, gets its own kernel, mapped by one
-/// OpSchedule, except the ops fused into a GEMM kernel (its output's fill and
-/// its epilogue), whose OpSchedules are ignored.
+/// through contractions, K-outer operand copies, splitting); then each linalg
+/// op of the rewritten function, in the order the ops appear, gets its own
+/// kernel, mapped by one OpSchedule, except the ops fused into a GEMM kernel
+/// (its output's fill and its epilogue), whose OpSchedules are ignored.
 struct Schedule {
   /// Fuse elementwise producers into every consumer, recomputing them
   /// (kf-fuse-elementwise): intermediate tensors are never stored.
