@@ -62,7 +62,7 @@ llvm::ArrayRef<MutationAction> kf::actionsOf(ExpertFocus focus) {
                              A::StageOperands, A::ReductionLanes};
   static const A compute[] = {A::ReductionStep, A::SplitReduction,
                               A::StageOperands, A::TransposeOperands,
-                              A::FuseEpilogues, A::ConvolutionsAsGemm};
+                              A::FuseEpilogues};
   static const A parallelism[] = {A::Threads, A::SplitReduction,
                                   A::ReductionLanes};
   static const A structure[] = {A::FuseElementwise,     A::CollapseReductions,

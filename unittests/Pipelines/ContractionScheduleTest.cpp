@@ -1,6 +1,7 @@
 //===- ContractionScheduleTest.cpp - The pipelined GEMM kernel kind -------===//
 
 #include "kf/Transforms/ContractionSchedule.h"
+#include "kf/Transforms/ConvolutionGemm.h"
 #include "kf/Transforms/LoopRuns.h"
 #include "kf/Transforms/Schedules.h"
 
@@ -468,6 +469,80 @@ TEST_F(ContractionScheduleTest, DefaultSumsThroughTheContraction) {
       kf::buildDefaultSchedule(reference, kf::DefaultSchedule::Naive);
   ASSERT_TRUE(succeeded(naive));
   EXPECT_FALSE(naive->commuteSums);
+}
+
+TEST_F(ContractionScheduleTest, ConvolutionGemmPadsToTheTiles) {
+  // A strided, dilated 2-D convolution: M = 24 filters (padded to 64),
+  // K = 3 * 3 * 3 = 27 taps (to 32), N = 2 * 15 * 13 = 390 pixels (to 512).
+  linalg::LinalgOp conv = lastOp(
+      "func.func @f(%x: tensor<2x3x31x17xf32>, %w: tensor<24x3x3x3xf32>, "
+      "%init: tensor<2x24x15x13xf32>) -> tensor<2x24x15x13xf32> {\n"
+      "  %y = linalg.conv_2d_nchw_fchw {dilations = dense<[1, 2]> : "
+      "tensor<2xi64>, strides = dense<[2, 1]> : tensor<2xi64>} ins(%x, %w : "
+      "tensor<2x3x31x17xf32>, tensor<24x3x3x3xf32>) outs(%init : "
+      "tensor<2x24x15x13xf32>) -> tensor<2x24x15x13xf32>\n"
+      "  return %y : tensor<2x24x15x13xf32>\n}\n");
+  FailureOr<kf::ConvolutionGemm> gemm = kf::analyzeConvolutionGemm(conv);
+  ASSERT_TRUE(succeeded(gemm));
+  EXPECT_EQ(gemm->spatialRank, 2u);
+  EXPECT_EQ(gemm->filters, 24);
+  EXPECT_EQ(gemm->paddedFilters, 64);
+  EXPECT_EQ(gemm->taps, 27);
+  EXPECT_EQ(gemm->paddedTaps, 32);
+  EXPECT_EQ(gemm->pixels, 390);
+  EXPECT_EQ(gemm->paddedPixels, 512);
+  EXPECT_EQ(gemm->strides, (SmallVector<int64_t, 3>{2, 1}));
+  EXPECT_EQ(gemm->dilations, (SmallVector<int64_t, 3>{1, 2}));
+  EXPECT_EQ(gemm->columnBytes(), 32 * 512 * 4);
+  // Over the memory allowed, with the reason.
+  std::string why;
+  EXPECT_TRUE(failed(kf::analyzeConvolutionGemm(conv, 1000, &why)));
+  EXPECT_NE(why.find("65536 bytes"), std::string::npos) << why;
+  // Not a convolution.
+  linalg::LinalgOp matmul = lastOp(function(
+      "tensor<64x32xf32>", "tensor<32x64xf32>", "tensor<64x64xf32>",
+      "linalg.matmul ins(%a, %b : tensor<64x32xf32>, tensor<32x64xf32>) "
+      "outs(%acc : tensor<64x64xf32>) -> tensor<64x64xf32>"));
+  EXPECT_TRUE(failed(kf::analyzeConvolutionGemm(matmul)));
+}
+
+TEST_F(ContractionScheduleTest, DefaultComputesConvolutionsAsGemms) {
+  // The default sets the im2col gene; after the rewrite the product is a
+  // contraction with the GEMM kernel's tile. The naive default (the
+  // trusted reference's) keeps the direct convolution.
+  lastOp("func.func @f(%x: tensor<4x8x34x34xf32>, %w: tensor<64x8x3x3xf32>, "
+         "%init: tensor<4x64x32x32xf32>) -> tensor<4x64x32x32xf32> {\n"
+         "  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : "
+         "tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : "
+         "tensor<4x8x34x34xf32>, tensor<64x8x3x3xf32>) outs(%init : "
+         "tensor<4x64x32x32xf32>) -> tensor<4x64x32x32xf32>\n"
+         "  return %y : tensor<4x64x32x32xf32>\n}\n");
+  auto reference = cast<func::FuncOp>(module->getBody()->front());
+  FailureOr<kf::Schedule> schedule = kf::buildDefaultSchedule(reference);
+  ASSERT_TRUE(succeeded(schedule));
+  EXPECT_TRUE(schedule->convolutionsAsGemm);
+  FailureOr<kf::Restructured> structure = kf::restructure(reference, *schedule);
+  ASSERT_TRUE(succeeded(structure));
+  unsigned gemms = 0;
+  for (auto [op, shape] : llvm::zip_equal(schedule->ops, structure->shapes)) {
+    if (!shape.contraction)
+      continue;
+    ++gemms;
+    EXPECT_EQ(shape.contraction->m, 64);
+    EXPECT_EQ(shape.contraction->n, 4096);
+    EXPECT_EQ(shape.contraction->k, 80);
+    EXPECT_TRUE(op.contraction.isSet());
+  }
+  EXPECT_EQ(gemms, 1u);
+  EXPECT_TRUE(succeeded(kf::renderSchedule(reference, *schedule)));
+  std::optional<kf::Schedule> copy = roundTrip(*schedule);
+  ASSERT_TRUE(copy);
+  EXPECT_TRUE(copy->convolutionsAsGemm);
+
+  FailureOr<kf::Schedule> naive =
+      kf::buildDefaultSchedule(reference, kf::DefaultSchedule::Naive);
+  ASSERT_TRUE(succeeded(naive));
+  EXPECT_FALSE(naive->convolutionsAsGemm);
 }
 
 TEST_F(ContractionScheduleTest, PreservedLoopRuns) {
