@@ -132,101 +132,97 @@ SmallVector<utils::IteratorType> parallel(unsigned count) {
   return SmallVector<utils::IteratorType>(count, utils::IteratorType::parallel);
 }
 
-Value rewrite(RewriterBase &rewriter, linalg::LinalgOp conv,
-              const kf::ConvolutionGemm &gemm) {
-  Location loc = conv.getLoc();
+/// The im2col matrix col[k, m] of `input`: k = (c, r...) over the weight's
+/// [C, R...] (`tapSizes`), m = (b, p...) over the output's [B, P...]
+/// (`pixelSizes`), zero in the padding rows and columns.
+Value buildColumns(OpBuilder &rewriter, Location loc, Value input,
+                   const kf::ConvolutionGemm &gemm, ArrayRef<int64_t> tapSizes,
+                   ArrayRef<int64_t> pixelSizes) {
   MLIRContext *context = rewriter.getContext();
   Type f32 = rewriter.getF32Type();
-  rewriter.setInsertionPoint(conv);
-  Value input = conv.getDpsInputOperand(0)->get();
-  Value weight = conv.getDpsInputOperand(1)->get();
-  Value init = conv.getDpsInitOperand(0)->get();
-  ArrayRef<int64_t> weightShape =
-      cast<RankedTensorType>(weight.getType()).getShape();
-  auto outputType = cast<RankedTensorType>(init.getType());
-  ArrayRef<int64_t> outputShape = outputType.getShape();
-  unsigned rank = gemm.spatialRank;
-  AffineMap identity2 = AffineMap::getMultiDimIdentityMap(2, context);
-
-  // col[k, m]: k = (c, r...) over the weight's [C, R...], m = (b, p...)
-  // over the output's [B, P...].
-  SmallVector<int64_t> tapSizes = {weightShape[1]};
-  SmallVector<int64_t> pixelSizes = {outputShape[0]};
-  for (unsigned dim = 0; dim < rank; ++dim) {
-    tapSizes.push_back(weightShape[2 + dim]);
-    pixelSizes.push_back(outputShape[2 + dim]);
-  }
   auto columnType =
       RankedTensorType::get({gemm.paddedTaps, gemm.paddedPixels}, f32);
-  Value columns =
-      linalg::GenericOp::create(
-          rewriter, loc, TypeRange{columnType}, ValueRange{},
-          ValueRange{tensor::EmptyOp::create(rewriter, loc,
-                                             columnType.getShape(), f32)},
-          ArrayRef<AffineMap>{identity2}, parallel(2),
-          [&](OpBuilder &builder, Location loc, ValueRange) {
-            auto [k, kValid] =
-                clamp(builder, loc, linalg::IndexOp::create(builder, loc, 0),
-                      gemm.taps, gemm.paddedTaps);
-            auto [m, mValid] =
-                clamp(builder, loc, linalg::IndexOp::create(builder, loc, 1),
-                      gemm.pixels, gemm.paddedPixels);
-            SmallVector<Value> tap = delinearize(builder, loc, k, tapSizes);
-            SmallVector<Value> pixel = delinearize(builder, loc, m, pixelSizes);
-            SmallVector<Value> coordinates = {pixel[0], tap[0]};
-            for (unsigned dim = 0; dim < rank; ++dim) {
-              Value stride = arith::ConstantIndexOp::create(builder, loc,
-                                                            gemm.strides[dim]);
-              Value dilation = arith::ConstantIndexOp::create(
-                  builder, loc, gemm.dilations[dim]);
-              coordinates.push_back(arith::AddIOp::create(
-                  builder, loc,
-                  arith::MulIOp::create(builder, loc, pixel[1 + dim], stride),
-                  arith::MulIOp::create(builder, loc, tap[1 + dim], dilation)));
-            }
-            Value value =
-                tensor::ExtractOp::create(builder, loc, input, coordinates);
-            linalg::YieldOp::create(
-                builder, loc,
-                zeroOutside(builder, loc, value, {kValid, mValid}));
-          })
-          .getResult(0);
+  return linalg::GenericOp::create(
+             rewriter, loc, TypeRange{columnType}, ValueRange{},
+             ValueRange{tensor::EmptyOp::create(rewriter, loc,
+                                                columnType.getShape(), f32)},
+             ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(2, context)},
+             parallel(2),
+             [&](OpBuilder &builder, Location loc, ValueRange) {
+               auto [k, kValid] =
+                   clamp(builder, loc, linalg::IndexOp::create(builder, loc, 0),
+                         gemm.taps, gemm.paddedTaps);
+               auto [m, mValid] =
+                   clamp(builder, loc, linalg::IndexOp::create(builder, loc, 1),
+                         gemm.pixels, gemm.paddedPixels);
+               SmallVector<Value> tap = delinearize(builder, loc, k, tapSizes);
+               SmallVector<Value> pixel =
+                   delinearize(builder, loc, m, pixelSizes);
+               SmallVector<Value> coordinates = {pixel[0], tap[0]};
+               for (unsigned dim = 0; dim < gemm.spatialRank; ++dim) {
+                 Value stride = arith::ConstantIndexOp::create(
+                     builder, loc, gemm.strides[dim]);
+                 Value dilation = arith::ConstantIndexOp::create(
+                     builder, loc, gemm.dilations[dim]);
+                 coordinates.push_back(arith::AddIOp::create(
+                     builder, loc,
+                     arith::MulIOp::create(builder, loc, pixel[1 + dim],
+                                           stride),
+                     arith::MulIOp::create(builder, loc, tap[1 + dim],
+                                           dilation)));
+               }
+               Value value =
+                   tensor::ExtractOp::create(builder, loc, input, coordinates);
+               linalg::YieldOp::create(
+                   builder, loc,
+                   zeroOutside(builder, loc, value, {kValid, mValid}));
+             })
+      .getResult(0);
+}
 
-  // The weight as an [F, K] matrix: a view of its rows, zero-padded by a
-  // copy where the tiles need it.
+/// The weight as an [F, K] matrix: a view of its rows, zero-padded by a
+/// copy where the tiles need it.
+Value buildWeightRows(OpBuilder &rewriter, Location loc, Value weight,
+                      const kf::ConvolutionGemm &gemm) {
   SmallVector<ReassociationIndices> weightRows = {{0}, {}};
-  for (unsigned dim = 1; dim < 2 + rank; ++dim)
+  for (unsigned dim = 1; dim < 2 + gemm.spatialRank; ++dim)
     weightRows[1].push_back(dim);
-  Value weights =
+  Value rows =
       tensor::CollapseShapeOp::create(rewriter, loc, weight, weightRows);
-  if (gemm.paddedFilters != gemm.filters || gemm.paddedTaps != gemm.taps) {
-    auto paddedType =
-        RankedTensorType::get({gemm.paddedFilters, gemm.paddedTaps}, f32);
-    Value rows = weights;
-    weights =
-        linalg::GenericOp::create(
-            rewriter, loc, TypeRange{paddedType}, ValueRange{},
-            ValueRange{tensor::EmptyOp::create(rewriter, loc,
-                                               paddedType.getShape(), f32)},
-            ArrayRef<AffineMap>{identity2}, parallel(2),
-            [&](OpBuilder &builder, Location loc, ValueRange) {
-              auto [f, fValid] =
-                  clamp(builder, loc, linalg::IndexOp::create(builder, loc, 0),
-                        gemm.filters, gemm.paddedFilters);
-              auto [k, kValid] =
-                  clamp(builder, loc, linalg::IndexOp::create(builder, loc, 1),
-                        gemm.taps, gemm.paddedTaps);
-              Value value = tensor::ExtractOp::create(builder, loc, rows,
-                                                      ValueRange{f, k});
-              linalg::YieldOp::create(
-                  builder, loc,
-                  zeroOutside(builder, loc, value, {fValid, kValid}));
-            })
-            .getResult(0);
-  }
+  if (gemm.paddedFilters == gemm.filters && gemm.paddedTaps == gemm.taps)
+    return rows;
+  Type f32 = rewriter.getF32Type();
+  auto paddedType =
+      RankedTensorType::get({gemm.paddedFilters, gemm.paddedTaps}, f32);
+  return linalg::GenericOp::create(
+             rewriter, loc, TypeRange{paddedType}, ValueRange{},
+             ValueRange{tensor::EmptyOp::create(rewriter, loc,
+                                                paddedType.getShape(), f32)},
+             ArrayRef<AffineMap>{
+                 AffineMap::getMultiDimIdentityMap(2, rewriter.getContext())},
+             parallel(2),
+             [&](OpBuilder &builder, Location loc, ValueRange) {
+               auto [f, fValid] =
+                   clamp(builder, loc, linalg::IndexOp::create(builder, loc, 0),
+                         gemm.filters, gemm.paddedFilters);
+               auto [k, kValid] =
+                   clamp(builder, loc, linalg::IndexOp::create(builder, loc, 1),
+                         gemm.taps, gemm.paddedTaps);
+               Value value = tensor::ExtractOp::create(builder, loc, rows,
+                                                       ValueRange{f, k});
+               linalg::YieldOp::create(
+                   builder, loc,
+                   zeroOutside(builder, loc, value, {fValid, kValid}));
+             })
+      .getResult(0);
+}
 
-  // out[f, m] = sum_k weights[f, k] * col[k, m], zero-filled: loops
-  // (f, m, k), the GEMM kernel's M, N and K.
+/// out[f, m] = sum_k weights[f, k] * col[k, m], zero-filled: loops
+/// (f, m, k), the GEMM kernel's M, N and K.
+Value buildProduct(OpBuilder &rewriter, Location loc, Value weights,
+                   Value columns, const kf::ConvolutionGemm &gemm) {
+  MLIRContext *context = rewriter.getContext();
+  Type f32 = rewriter.getF32Type();
   auto productType =
       RankedTensorType::get({gemm.paddedFilters, gemm.paddedPixels}, f32);
   Value zero =
@@ -239,36 +235,44 @@ Value rewrite(RewriterBase &rewriter, linalg::LinalgOp conv,
           .getResult(0);
   AffineExpr f = getAffineDimExpr(0, context), m = getAffineDimExpr(1, context),
              k = getAffineDimExpr(2, context);
-  Value product =
-      linalg::GenericOp::create(
-          rewriter, loc, TypeRange{productType}, ValueRange{weights, columns},
-          ValueRange{zeros},
-          ArrayRef<AffineMap>{AffineMap::get(3, 0, {f, k}, context),
-                              AffineMap::get(3, 0, {k, m}, context),
-                              AffineMap::get(3, 0, {f, m}, context)},
-          {utils::IteratorType::parallel, utils::IteratorType::parallel,
-           utils::IteratorType::reduction},
-          [&](OpBuilder &builder, Location loc, ValueRange args) {
-            Value term = arith::MulFOp::create(builder, loc, args[0], args[1]);
-            linalg::YieldOp::create(
-                builder, loc,
-                arith::AddFOp::create(builder, loc, term, args[2]).getResult());
-          })
-          .getResult(0);
+  return linalg::GenericOp::create(
+             rewriter, loc, TypeRange{productType},
+             ValueRange{weights, columns}, ValueRange{zeros},
+             ArrayRef<AffineMap>{AffineMap::get(3, 0, {f, k}, context),
+                                 AffineMap::get(3, 0, {k, m}, context),
+                                 AffineMap::get(3, 0, {f, m}, context)},
+             {utils::IteratorType::parallel, utils::IteratorType::parallel,
+              utils::IteratorType::reduction},
+             [&](OpBuilder &builder, Location loc, ValueRange args) {
+               Value term =
+                   arith::MulFOp::create(builder, loc, args[0], args[1]);
+               linalg::YieldOp::create(
+                   builder, loc,
+                   arith::AddFOp::create(builder, loc, term, args[2])
+                       .getResult());
+             })
+      .getResult(0);
+}
 
-  // Back in the convolution's layout, read transposed by an op that adds
-  // the convolution's initial value: the exact product is viewed as
-  // [F, B, P...] (an expand_shape); a padded one is flattened and read in
-  // place by a map that linearizes (f, b, p...) into its element, since a
-  // slice of it would be a strided view on the host, which kf's launch
-  // plans do not make (and linalg wants a plain loop's operand dimension
-  // to be the loop's size).
-  unsigned outputRank = 2 + rank;
+/// The product back in the convolution's layout, read transposed by an op
+/// that adds the convolution's initial value `init`: the exact product is
+/// viewed as [F, B, P...] (an expand_shape); a padded one is flattened and
+/// read in place by a map that linearizes (f, b, p...) into its element,
+/// since a slice of it would be a strided view on the host, which kf's
+/// launch plans do not make (and linalg wants a plain loop's operand
+/// dimension to be the loop's size).
+Value readBack(OpBuilder &rewriter, Location loc, Value product, Value init,
+               const kf::ConvolutionGemm &gemm, ArrayRef<int64_t> pixelSizes) {
+  MLIRContext *context = rewriter.getContext();
+  Type f32 = rewriter.getF32Type();
+  auto outputType = cast<RankedTensorType>(init.getType());
+  ArrayRef<int64_t> outputShape = outputType.getShape();
+  unsigned outputRank = 2 + gemm.spatialRank;
   Value view = product;
   SmallVector<AffineExpr> transposed;
   if (gemm.paddedFilters == gemm.filters && gemm.paddedPixels == gemm.pixels) {
     SmallVector<int64_t> viewShape = {gemm.filters};
-    viewShape.append(pixelSizes);
+    viewShape.append(pixelSizes.begin(), pixelSizes.end());
     SmallVector<ReassociationIndices> pixelDims = {{0}, {}};
     for (unsigned dim = 1; dim < outputRank; ++dim)
       pixelDims[1].push_back(dim);
@@ -305,6 +309,30 @@ Value rewrite(RewriterBase &rewriter, linalg::LinalgOp conv,
                        .getResult());
              })
       .getResult(0);
+}
+
+Value rewrite(RewriterBase &rewriter, linalg::LinalgOp conv,
+              const kf::ConvolutionGemm &gemm) {
+  Location loc = conv.getLoc();
+  rewriter.setInsertionPoint(conv);
+  Value input = conv.getDpsInputOperand(0)->get();
+  Value weight = conv.getDpsInputOperand(1)->get();
+  Value init = conv.getDpsInitOperand(0)->get();
+  ArrayRef<int64_t> weightShape =
+      cast<RankedTensorType>(weight.getType()).getShape();
+  ArrayRef<int64_t> outputShape =
+      cast<RankedTensorType>(init.getType()).getShape();
+  SmallVector<int64_t> tapSizes = {weightShape[1]};
+  SmallVector<int64_t> pixelSizes = {outputShape[0]};
+  for (unsigned dim = 0; dim < gemm.spatialRank; ++dim) {
+    tapSizes.push_back(weightShape[2 + dim]);
+    pixelSizes.push_back(outputShape[2 + dim]);
+  }
+  Value columns =
+      buildColumns(rewriter, loc, input, gemm, tapSizes, pixelSizes);
+  Value weights = buildWeightRows(rewriter, loc, weight, gemm);
+  Value product = buildProduct(rewriter, loc, weights, columns, gemm);
+  return readBack(rewriter, loc, product, init, gemm, pixelSizes);
 }
 
 struct KFConvolutionToGemmPass
