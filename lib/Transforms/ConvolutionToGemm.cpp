@@ -26,6 +26,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <array>
+
 namespace kf {
 #define GEN_PASS_DEF_KFCONVOLUTIONTOGEMM
 #include "kf/Transforms/Passes.h.inc"
@@ -132,52 +134,67 @@ SmallVector<utils::IteratorType> parallel(unsigned count) {
   return SmallVector<utils::IteratorType>(count, utils::IteratorType::parallel);
 }
 
+/// A 2-D tensor of `sizes[d].second` x ... elements whose element (i, j) is
+/// `element` at the indices clamped to the unpadded `sizes[d].first`, and
+/// zero where an index is past it (the padding the GEMM kernel's tiles
+/// need). `element` may read any tensor with tensor.extract.
+Value buildPaddedGather(
+    OpBuilder &rewriter, Location loc,
+    std::array<std::pair<int64_t, int64_t>, 2> sizes,
+    function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> element) {
+  Type f32 = rewriter.getF32Type();
+  auto type = RankedTensorType::get({sizes[0].second, sizes[1].second}, f32);
+  return linalg::GenericOp::create(
+             rewriter, loc, TypeRange{type}, ValueRange{},
+             ValueRange{
+                 tensor::EmptyOp::create(rewriter, loc, type.getShape(), f32)},
+             ArrayRef<AffineMap>{
+                 AffineMap::getMultiDimIdentityMap(2, rewriter.getContext())},
+             parallel(2),
+             [&](OpBuilder &builder, Location loc, ValueRange) {
+               SmallVector<Value, 2> indices, inRange;
+               for (auto [dim, size] : llvm::enumerate(sizes)) {
+                 auto [index, valid] = clamp(
+                     builder, loc, linalg::IndexOp::create(builder, loc, dim),
+                     size.first, size.second);
+                 indices.push_back(index);
+                 inRange.push_back(valid);
+               }
+               Value value = element(builder, loc, indices);
+               linalg::YieldOp::create(
+                   builder, loc, zeroOutside(builder, loc, value, inRange));
+             })
+      .getResult(0);
+}
+
 /// The im2col matrix col[k, m] of `input`: k = (c, r...) over the weight's
 /// [C, R...] (`tapSizes`), m = (b, p...) over the output's [B, P...]
 /// (`pixelSizes`), zero in the padding rows and columns.
 Value buildColumns(OpBuilder &rewriter, Location loc, Value input,
                    const kf::ConvolutionGemm &gemm, ArrayRef<int64_t> tapSizes,
                    ArrayRef<int64_t> pixelSizes) {
-  MLIRContext *context = rewriter.getContext();
-  Type f32 = rewriter.getF32Type();
-  auto columnType =
-      RankedTensorType::get({gemm.paddedTaps, gemm.paddedPixels}, f32);
-  return linalg::GenericOp::create(
-             rewriter, loc, TypeRange{columnType}, ValueRange{},
-             ValueRange{tensor::EmptyOp::create(rewriter, loc,
-                                                columnType.getShape(), f32)},
-             ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(2, context)},
-             parallel(2),
-             [&](OpBuilder &builder, Location loc, ValueRange) {
-               auto [k, kValid] =
-                   clamp(builder, loc, linalg::IndexOp::create(builder, loc, 0),
-                         gemm.taps, gemm.paddedTaps);
-               auto [m, mValid] =
-                   clamp(builder, loc, linalg::IndexOp::create(builder, loc, 1),
-                         gemm.pixels, gemm.paddedPixels);
-               SmallVector<Value> tap = delinearize(builder, loc, k, tapSizes);
-               SmallVector<Value> pixel =
-                   delinearize(builder, loc, m, pixelSizes);
-               SmallVector<Value> coordinates = {pixel[0], tap[0]};
-               for (unsigned dim = 0; dim < gemm.spatialRank; ++dim) {
-                 Value stride = arith::ConstantIndexOp::create(
-                     builder, loc, gemm.strides[dim]);
-                 Value dilation = arith::ConstantIndexOp::create(
-                     builder, loc, gemm.dilations[dim]);
-                 coordinates.push_back(arith::AddIOp::create(
-                     builder, loc,
-                     arith::MulIOp::create(builder, loc, pixel[1 + dim],
-                                           stride),
-                     arith::MulIOp::create(builder, loc, tap[1 + dim],
-                                           dilation)));
-               }
-               Value value =
-                   tensor::ExtractOp::create(builder, loc, input, coordinates);
-               linalg::YieldOp::create(
-                   builder, loc,
-                   zeroOutside(builder, loc, value, {kValid, mValid}));
-             })
-      .getResult(0);
+  return buildPaddedGather(
+      rewriter, loc,
+      {{{gemm.taps, gemm.paddedTaps}, {gemm.pixels, gemm.paddedPixels}}},
+      [&](OpBuilder &builder, Location loc, ArrayRef<Value> indices) {
+        SmallVector<Value> tap =
+            delinearize(builder, loc, indices[0], tapSizes);
+        SmallVector<Value> pixel =
+            delinearize(builder, loc, indices[1], pixelSizes);
+        SmallVector<Value> coordinates = {pixel[0], tap[0]};
+        for (unsigned dim = 0; dim < gemm.spatialRank; ++dim) {
+          Value stride =
+              arith::ConstantIndexOp::create(builder, loc, gemm.strides[dim]);
+          Value dilation =
+              arith::ConstantIndexOp::create(builder, loc, gemm.dilations[dim]);
+          coordinates.push_back(arith::AddIOp::create(
+              builder, loc,
+              arith::MulIOp::create(builder, loc, pixel[1 + dim], stride),
+              arith::MulIOp::create(builder, loc, tap[1 + dim], dilation)));
+        }
+        return tensor::ExtractOp::create(builder, loc, input, coordinates)
+            .getResult();
+      });
 }
 
 /// The weight as an [F, K] matrix: a view of its rows, zero-padded by a
@@ -191,30 +208,13 @@ Value buildWeightRows(OpBuilder &rewriter, Location loc, Value weight,
       tensor::CollapseShapeOp::create(rewriter, loc, weight, weightRows);
   if (gemm.paddedFilters == gemm.filters && gemm.paddedTaps == gemm.taps)
     return rows;
-  Type f32 = rewriter.getF32Type();
-  auto paddedType =
-      RankedTensorType::get({gemm.paddedFilters, gemm.paddedTaps}, f32);
-  return linalg::GenericOp::create(
-             rewriter, loc, TypeRange{paddedType}, ValueRange{},
-             ValueRange{tensor::EmptyOp::create(rewriter, loc,
-                                                paddedType.getShape(), f32)},
-             ArrayRef<AffineMap>{
-                 AffineMap::getMultiDimIdentityMap(2, rewriter.getContext())},
-             parallel(2),
-             [&](OpBuilder &builder, Location loc, ValueRange) {
-               auto [f, fValid] =
-                   clamp(builder, loc, linalg::IndexOp::create(builder, loc, 0),
-                         gemm.filters, gemm.paddedFilters);
-               auto [k, kValid] =
-                   clamp(builder, loc, linalg::IndexOp::create(builder, loc, 1),
-                         gemm.taps, gemm.paddedTaps);
-               Value value = tensor::ExtractOp::create(builder, loc, rows,
-                                                       ValueRange{f, k});
-               linalg::YieldOp::create(
-                   builder, loc,
-                   zeroOutside(builder, loc, value, {fValid, kValid}));
-             })
-      .getResult(0);
+  return buildPaddedGather(
+      rewriter, loc,
+      {{{gemm.filters, gemm.paddedFilters}, {gemm.taps, gemm.paddedTaps}}},
+      [&](OpBuilder &builder, Location loc, ArrayRef<Value> indices) {
+        return tensor::ExtractOp::create(builder, loc, rows, indices)
+            .getResult();
+      });
 }
 
 /// out[f, m] = sum_k weights[f, k] * col[k, m], zero-filled: loops
