@@ -36,59 +36,6 @@ namespace kf {
 using namespace mlir;
 
 namespace {
-int64_t roundUp(int64_t value, int64_t multiple) {
-  return (value + multiple - 1) / multiple * multiple;
-}
-
-SmallVector<int64_t, 3> windowAttribute(Operation *op, StringRef name,
-                                        unsigned rank) {
-  if (auto attribute = op->getAttrOfType<DenseIntElementsAttr>(name))
-    return llvm::to_vector<3>(attribute.getValues<int64_t>());
-  return SmallVector<int64_t, 3>(rank, 1);
-}
-} // namespace
-
-FailureOr<kf::ConvolutionGemm>
-kf::analyzeConvolutionGemm(Operation *op, int64_t maxColumnBytes,
-                           std::string *whyNot) {
-  auto refuse = [&](const Twine &reason) -> FailureOr<ConvolutionGemm> {
-    if (whyNot)
-      *whyNot = reason.str();
-    return failure();
-  };
-  if (!isa<linalg::Conv1DNcwFcwOp, linalg::Conv2DNchwFchwOp,
-           linalg::Conv3DNcdhwFcdhwOp>(op))
-    return refuse("not a named non-grouped NC... convolution");
-  SmallVector<ArrayRef<int64_t>, 3> shapes;
-  for (Value operand : op->getOperands()) {
-    auto type = dyn_cast<RankedTensorType>(operand.getType());
-    if (!type || !type.getElementType().isF32() || !type.hasStaticShape())
-      return refuse("operands must be statically shaped f32 tensors");
-    shapes.push_back(type.getShape());
-  }
-  ArrayRef<int64_t> weight = shapes[1], output = shapes[2];
-  ConvolutionGemm gemm;
-  gemm.spatialRank = output.size() - 2;
-  gemm.strides = windowAttribute(op, "strides", gemm.spatialRank);
-  gemm.dilations = windowAttribute(op, "dilations", gemm.spatialRank);
-  gemm.filters = output[1];
-  gemm.taps = weight[1];
-  gemm.pixels = output[0];
-  for (unsigned dim = 0; dim < gemm.spatialRank; ++dim) {
-    gemm.taps *= weight[2 + dim];
-    gemm.pixels *= output[2 + dim];
-  }
-  gemm.paddedFilters = roundUp(gemm.filters, 64);
-  gemm.paddedTaps = roundUp(gemm.taps, 16);
-  gemm.paddedPixels = roundUp(gemm.pixels, 128);
-  if (gemm.columnBytes() > maxColumnBytes)
-    return refuse(llvm::formatv("its im2col matrix needs {0} bytes, more "
-                                "than the {1} allowed",
-                                gemm.columnBytes(), maxColumnBytes));
-  return gemm;
-}
-
-namespace {
 /// Splits `flat` into the coordinates of a row-major index over `sizes`.
 SmallVector<Value> delinearize(OpBuilder &builder, Location loc, Value flat,
                                ArrayRef<int64_t> sizes) {
@@ -134,25 +81,26 @@ SmallVector<utils::IteratorType> parallel(unsigned count) {
   return SmallVector<utils::IteratorType>(count, utils::IteratorType::parallel);
 }
 
-/// A 2-D tensor of `sizes[d].second` x ... elements whose element (i, j) is
-/// `element` at the indices clamped to the unpadded `sizes[d].first`, and
-/// zero where an index is past it (the padding the GEMM kernel's tiles
+/// A tensor of `sizes[d].second` x ... elements whose element (i, j, ...)
+/// is `element` at the indices clamped to the unpadded `sizes[d].first`,
+/// and zero where an index is past it (the padding the GEMM kernel's tiles
 /// need). `element` may read any tensor with tensor.extract.
 Value buildPaddedGather(
     OpBuilder &rewriter, Location loc,
-    std::array<std::pair<int64_t, int64_t>, 2> sizes,
+    ArrayRef<std::pair<int64_t, int64_t>> sizes,
     function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> element) {
   Type f32 = rewriter.getF32Type();
-  auto type = RankedTensorType::get({sizes[0].second, sizes[1].second}, f32);
+  SmallVector<int64_t> shape =
+      llvm::map_to_vector(sizes, [](auto size) { return size.second; });
+  auto type = RankedTensorType::get(shape, f32);
   return linalg::GenericOp::create(
              rewriter, loc, TypeRange{type}, ValueRange{},
-             ValueRange{
-                 tensor::EmptyOp::create(rewriter, loc, type.getShape(), f32)},
-             ArrayRef<AffineMap>{
-                 AffineMap::getMultiDimIdentityMap(2, rewriter.getContext())},
-             parallel(2),
+             ValueRange{tensor::EmptyOp::create(rewriter, loc, shape, f32)},
+             ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(
+                 shape.size(), rewriter.getContext())},
+             parallel(shape.size()),
              [&](OpBuilder &builder, Location loc, ValueRange) {
-               SmallVector<Value, 2> indices, inRange;
+               SmallVector<Value, 3> indices, inRange;
                for (auto [dim, size] : llvm::enumerate(sizes)) {
                  auto [index, valid] = clamp(
                      builder, loc, linalg::IndexOp::create(builder, loc, dim),
@@ -175,7 +123,7 @@ Value buildColumns(OpBuilder &rewriter, Location loc, Value input,
                    ArrayRef<int64_t> pixelSizes) {
   return buildPaddedGather(
       rewriter, loc,
-      {{{gemm.taps, gemm.paddedTaps}, {gemm.pixels, gemm.paddedPixels}}},
+      {{gemm.taps, gemm.paddedTaps}, {gemm.pixels, gemm.paddedPixels}},
       [&](OpBuilder &builder, Location loc, ArrayRef<Value> indices) {
         SmallVector<Value> tap =
             delinearize(builder, loc, indices[0], tapSizes);
@@ -210,21 +158,141 @@ Value buildWeightRows(OpBuilder &rewriter, Location loc, Value weight,
     return rows;
   return buildPaddedGather(
       rewriter, loc,
-      {{{gemm.filters, gemm.paddedFilters}, {gemm.taps, gemm.paddedTaps}}},
+      {{gemm.filters, gemm.paddedFilters}, {gemm.taps, gemm.paddedTaps}},
       [&](OpBuilder &builder, Location loc, ArrayRef<Value> indices) {
         return tensor::ExtractOp::create(builder, loc, rows, indices)
             .getResult();
       });
 }
 
+/// Field `field` (the kernel index or the source offset) of tap `tap` of
+/// phase `phase` along one spatial dimension, as a chain of selects over
+/// the phases' taps (a few per dimension), and whether the phase has that
+/// tap (the phases with fewer taps than the most are padded with zeros).
+std::pair<Value, Value> phaseTapField(OpBuilder &builder, Location loc,
+                                      ArrayRef<kf::ConvolutionGemm::Taps> taps,
+                                      Value phase, Value tap,
+                                      int64_t kf::PhaseTap::*field) {
+  Value result = arith::ConstantIndexOp::create(builder, loc, 0);
+  Value exists;
+  for (auto [phaseIndex, phaseTaps] : llvm::enumerate(taps)) {
+    Value inPhase = arith::CmpIOp::create(
+        builder, loc, arith::CmpIPredicate::eq, phase,
+        arith::ConstantIndexOp::create(builder, loc, phaseIndex));
+    for (auto [tapIndex, phaseTap] : llvm::enumerate(phaseTaps)) {
+      Value isTap = arith::AndIOp::create(
+          builder, loc, inPhase,
+          arith::CmpIOp::create(
+              builder, loc, arith::CmpIPredicate::eq, tap,
+              arith::ConstantIndexOp::create(builder, loc, tapIndex)));
+      result = arith::SelectOp::create(
+          builder, loc, isTap,
+          arith::ConstantIndexOp::create(builder, loc, phaseTap.*field),
+          result);
+      exists =
+          exists ? arith::OrIOp::create(builder, loc, exists, isTap).getResult()
+                 : isTap;
+    }
+  }
+  if (!exists)
+    exists = arith::ConstantIntOp::create(builder, loc, 0, 1);
+  return {result, exists};
+}
+
+/// The im2col matrices of a zero-inserted input's stride phases,
+/// col[phase, (c, t...), (b, q...)] = source[b, c, q + offset(phase, t)...]
+/// over the gather's source (zero for a tap the phase lacks, a source index
+/// outside the source, and the padding).
+Value buildPhaseColumns(OpBuilder &rewriter, Location loc,
+                        const kf::ConvolutionGemm &gemm, int64_t channels,
+                        int64_t batch) {
+  const kf::ZeroInsertion &insertion = *gemm.zeroInsertion;
+  ArrayRef<int64_t> sourceShape =
+      cast<RankedTensorType>(insertion.source.getType()).getShape();
+  SmallVector<int64_t> tapSizes = {channels}, pixelSizes = {batch};
+  llvm::append_range(tapSizes, gemm.phaseTaps);
+  llvm::append_range(pixelSizes, gemm.phasePixels);
+  return buildPaddedGather(
+      rewriter, loc,
+      {{gemm.phases, gemm.phases},
+       {gemm.taps, gemm.paddedTaps},
+       {gemm.pixels, gemm.paddedPixels}},
+      [&](OpBuilder &builder, Location loc, ArrayRef<Value> indices) {
+        SmallVector<Value> phase =
+            delinearize(builder, loc, indices[0], insertion.stride);
+        SmallVector<Value> tap =
+            delinearize(builder, loc, indices[1], tapSizes);
+        SmallVector<Value> pixel =
+            delinearize(builder, loc, indices[2], pixelSizes);
+        SmallVector<Value> coordinates = {pixel[0], tap[0]}, valid;
+        Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+        for (unsigned dim = 0; dim < gemm.spatialRank; ++dim) {
+          auto [offset, exists] =
+              phaseTapField(builder, loc, gemm.tapsOfPhase[dim], phase[dim],
+                            tap[1 + dim], &kf::PhaseTap::sourceOffset);
+          Value index =
+              arith::AddIOp::create(builder, loc, pixel[1 + dim], offset);
+          Value last = arith::ConstantIndexOp::create(builder, loc,
+                                                      sourceShape[2 + dim] - 1);
+          valid.push_back(exists);
+          valid.push_back(arith::CmpIOp::create(
+              builder, loc, arith::CmpIPredicate::sge, index, zero));
+          valid.push_back(arith::CmpIOp::create(
+              builder, loc, arith::CmpIPredicate::sle, index, last));
+          coordinates.push_back(arith::MaxSIOp::create(
+              builder, loc, arith::MinSIOp::create(builder, loc, index, last),
+              zero));
+        }
+        Value value = tensor::ExtractOp::create(builder, loc, insertion.source,
+                                                coordinates);
+        return zeroOutside(builder, loc, value, valid);
+      });
+}
+
+/// The weight rows of each stride phase, w[phase, f, (c, t...)] =
+/// weight[f, c, kernelIndex(phase, t)...], zero for a tap the phase lacks
+/// and in the padding.
+Value buildPhaseWeights(OpBuilder &rewriter, Location loc, Value weight,
+                        const kf::ConvolutionGemm &gemm, int64_t channels) {
+  SmallVector<int64_t> tapSizes = {channels};
+  llvm::append_range(tapSizes, gemm.phaseTaps);
+  return buildPaddedGather(
+      rewriter, loc,
+      {{gemm.phases, gemm.phases},
+       {gemm.filters, gemm.paddedFilters},
+       {gemm.taps, gemm.paddedTaps}},
+      [&](OpBuilder &builder, Location loc, ArrayRef<Value> indices) {
+        SmallVector<Value> phase =
+            delinearize(builder, loc, indices[0], gemm.zeroInsertion->stride);
+        SmallVector<Value> tap =
+            delinearize(builder, loc, indices[2], tapSizes);
+        SmallVector<Value> coordinates = {indices[1], tap[0]}, valid;
+        for (unsigned dim = 0; dim < gemm.spatialRank; ++dim) {
+          auto [kernelIndex, exists] =
+              phaseTapField(builder, loc, gemm.tapsOfPhase[dim], phase[dim],
+                            tap[1 + dim], &kf::PhaseTap::kernelIndex);
+          coordinates.push_back(kernelIndex);
+          valid.push_back(exists);
+        }
+        Value value =
+            tensor::ExtractOp::create(builder, loc, weight, coordinates);
+        return zeroOutside(builder, loc, value, valid);
+      });
+}
+
 /// out[f, m] = sum_k weights[f, k] * col[k, m], zero-filled: loops
-/// (f, m, k), the GEMM kernel's M, N and K.
+/// (f, m, k), the GEMM kernel's M, N and K; with stride phases, a batch of
+/// them: loops (phase, f, m, k).
 Value buildProduct(OpBuilder &rewriter, Location loc, Value weights,
                    Value columns, const kf::ConvolutionGemm &gemm) {
   MLIRContext *context = rewriter.getContext();
   Type f32 = rewriter.getF32Type();
-  auto productType =
-      RankedTensorType::get({gemm.paddedFilters, gemm.paddedPixels}, f32);
+  bool batched = gemm.zeroInsertion.has_value();
+  SmallVector<int64_t, 3> productShape = {gemm.paddedFilters,
+                                          gemm.paddedPixels};
+  if (batched)
+    productShape.insert(productShape.begin(), gemm.phases);
+  auto productType = RankedTensorType::get(productShape, f32);
   Value zero =
       arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0.0));
   Value zeros =
@@ -233,16 +301,24 @@ Value buildProduct(OpBuilder &rewriter, Location loc, Value weights,
           tensor::EmptyOp::create(rewriter, loc, productType.getShape(), f32)
               .getResult())
           .getResult(0);
-  AffineExpr f = getAffineDimExpr(0, context), m = getAffineDimExpr(1, context),
-             k = getAffineDimExpr(2, context);
+  unsigned first = batched ? 1 : 0, numLoops = first + 3;
+  AffineExpr f = getAffineDimExpr(first, context),
+             m = getAffineDimExpr(first + 1, context),
+             k = getAffineDimExpr(first + 2, context);
+  auto map = [&](ArrayRef<AffineExpr> results) {
+    SmallVector<AffineExpr, 3> all;
+    if (batched)
+      all.push_back(getAffineDimExpr(0, context));
+    llvm::append_range(all, results);
+    return AffineMap::get(numLoops, 0, all, context);
+  };
+  SmallVector<utils::IteratorType> iterators = parallel(numLoops);
+  iterators.back() = utils::IteratorType::reduction;
   return linalg::GenericOp::create(
              rewriter, loc, TypeRange{productType},
              ValueRange{weights, columns}, ValueRange{zeros},
-             ArrayRef<AffineMap>{AffineMap::get(3, 0, {f, k}, context),
-                                 AffineMap::get(3, 0, {k, m}, context),
-                                 AffineMap::get(3, 0, {f, m}, context)},
-             {utils::IteratorType::parallel, utils::IteratorType::parallel,
-              utils::IteratorType::reduction},
+             ArrayRef<AffineMap>{map({f, k}), map({k, m}), map({f, m})},
+             iterators,
              [&](OpBuilder &builder, Location loc, ValueRange args) {
                Value term =
                    arith::MulFOp::create(builder, loc, args[0], args[1]);
@@ -270,7 +346,25 @@ Value readBack(OpBuilder &rewriter, Location loc, Value product, Value init,
   unsigned outputRank = 2 + gemm.spatialRank;
   Value view = product;
   SmallVector<AffineExpr> transposed;
-  if (gemm.paddedFilters == gemm.filters && gemm.paddedPixels == gemm.pixels) {
+  if (gemm.zeroInsertion) {
+    // Output o = phase + stride * q: its element of phase `phase`, filter
+    // f and column (b, q...) of the flattened [phases, F, B * Q...]
+    // product.
+    view = tensor::CollapseShapeOp::create(
+        rewriter, loc, product, ArrayRef<ReassociationIndices>{{0, 1, 2}});
+    AffineExpr phase = getAffineConstantExpr(0, context);
+    AffineExpr column = getAffineDimExpr(0, context);
+    for (unsigned dim = 0; dim < gemm.spatialRank; ++dim) {
+      int64_t stride = gemm.zeroInsertion->stride[dim];
+      AffineExpr o = getAffineDimExpr(2 + dim, context);
+      phase = phase * stride + o % stride;
+      column = column * gemm.phasePixels[dim] + o.floorDiv(stride);
+    }
+    transposed = {(phase * gemm.paddedFilters + getAffineDimExpr(1, context)) *
+                      gemm.paddedPixels +
+                  column};
+  } else if (gemm.paddedFilters == gemm.filters &&
+             gemm.paddedPixels == gemm.pixels) {
     SmallVector<int64_t> viewShape = {gemm.filters};
     viewShape.append(pixelSizes.begin(), pixelSizes.end());
     SmallVector<ReassociationIndices> pixelDims = {{0}, {}};
@@ -328,9 +422,15 @@ Value rewrite(RewriterBase &rewriter, linalg::LinalgOp conv,
     tapSizes.push_back(weightShape[2 + dim]);
     pixelSizes.push_back(outputShape[2 + dim]);
   }
-  Value columns =
-      buildColumns(rewriter, loc, input, gemm, tapSizes, pixelSizes);
-  Value weights = buildWeightRows(rewriter, loc, weight, gemm);
+  Value columns, weights;
+  if (gemm.zeroInsertion) {
+    columns =
+        buildPhaseColumns(rewriter, loc, gemm, weightShape[1], outputShape[0]);
+    weights = buildPhaseWeights(rewriter, loc, weight, gemm, weightShape[1]);
+  } else {
+    columns = buildColumns(rewriter, loc, input, gemm, tapSizes, pixelSizes);
+    weights = buildWeightRows(rewriter, loc, weight, gemm);
+  }
   Value product = buildProduct(rewriter, loc, weights, columns, gemm);
   return readBack(rewriter, loc, product, init, gemm, pixelSizes);
 }
@@ -339,7 +439,7 @@ struct KFConvolutionToGemmPass
     : kf::impl::KFConvolutionToGemmBase<KFConvolutionToGemmPass> {
   using Base::Base;
   void runOnOperation() override {
-    SmallVector<std::pair<linalg::LinalgOp, kf::ConvolutionGemm>> convs;
+    SmallVector<std::pair<linalg::LinalgOp, kf::ConvolutionGemm>, 1> convs;
     getOperation().walk([&](linalg::LinalgOp op) {
       FailureOr<kf::ConvolutionGemm> gemm =
           kf::analyzeConvolutionGemm(op, maxColumnBytes);
@@ -347,8 +447,22 @@ struct KFConvolutionToGemmPass
         convs.push_back({op, *gemm});
     });
     IRRewriter rewriter(&getContext());
-    for (auto &[conv, gemm] : convs)
+    for (auto &[conv, gemm] : convs) {
+      Operation *input = conv.getDpsInputOperand(0)->get().getDefiningOp();
       rewriter.replaceOp(conv, rewrite(rewriter, conv, gemm));
+      // The zero-inserting gather that the phases read past, and the
+      // empty tensor it wrote.
+      if (!gemm.zeroInsertion || !input || !input->use_empty())
+        continue;
+      Operation *destination = cast<linalg::GenericOp>(input)
+                                   .getDpsInitOperand(0)
+                                   ->get()
+                                   .getDefiningOp();
+      rewriter.eraseOp(input);
+      if (isa_and_nonnull<tensor::EmptyOp>(destination) &&
+          destination->use_empty())
+        rewriter.eraseOp(destination);
+    }
   }
 };
 } // namespace

@@ -84,3 +84,105 @@ func.func @depthwise(%x: tensor<1x8x10x10xf32>, %w: tensor<8x3x3xf32>, %init: te
       ins(%x, %w : tensor<1x8x10x10xf32>, tensor<8x3x3xf32>) outs(%init : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
   return %y : tensor<1x8x8x8xf32>
 }
+
+// -----
+
+// A transposed 1-D convolution (ConvTranspose1d(3, 4, 3, stride=2,
+// padding=1)) as bench/suite/nn.py writes it: a gather inserting a zero
+// between the inputs (element z holds x[(z - 1) / 2] at odd z), then a
+// stride-1 convolution. Its outputs o = phase + 2 * q split into two stride
+// phases: phase 0 is reached by tap 1 (source q), phase 1 by taps 0 and 2
+// (sources q and q + 1). The gather is gone; the batched GEMM reads x: K =
+// 3 channels * 2 taps -> 16, N = 2 * ceil(9 / 2) -> 128, F = 4 -> 64. The
+// output reads element ((o mod 2) * 64 + f) * 128 + n * 5 + o floordiv 2.
+// CHECK-DAG: #[[$PA:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+// CHECK-DAG: #[[$PB:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+// CHECK-DAG: #[[$PC:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-DAG: #[[$PT:.*]] = affine_map<(d0, d1, d2) -> (((d2 mod 2) * 64 + d1) * 128 + d0 * 5 + d2 floordiv 2)>
+// CHECK-LABEL: func.func @conv_transpose1d
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x5xf32>, %[[W:.*]]: tensor<4x3x3xf32>
+// CHECK-NOT: tensor<2x3x11xf32>
+// CHECK: %[[COL:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2x16x128xf32>)
+// CHECK: tensor.extract %[[X]]
+// CHECK: %[[A:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2x64x16xf32>)
+// CHECK: tensor.extract %[[W]]
+// CHECK: %[[GEMM:.*]] = linalg.generic {indexing_maps = [#[[$PA]], #[[$PB]], #[[$PC]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[A]], %[[COL]] : tensor<2x64x16xf32>, tensor<2x16x128xf32>)
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[GEMM]] {{\[}}[0, 1, 2]] : tensor<2x64x128xf32> into tensor<16384xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[$PT]], #{{.*}}, #{{.*}}], {{.*}} ins(%[[FLAT]], %{{.*}} : tensor<16384xf32>, tensor<2x4x9xf32>)
+func.func @conv_transpose1d(%x: tensor<2x3x5xf32>, %w: tensor<4x3x3xf32>, %init: tensor<2x4x9xf32>) -> tensor<2x4x9xf32> {
+  %e = tensor.empty() : tensor<2x3x11xf32>
+  %xz = linalg.generic {
+      indexing_maps = [affine_map<(n, c, z) -> (n, c, z)>],
+      iterator_types = ["parallel", "parallel", "parallel"]}
+      outs(%e : tensor<2x3x11xf32>) {
+  ^bb0(%o: f32):
+    %n = linalg.index 0 : index
+    %c = linalg.index 1 : index
+    %z = linalg.index 2 : index
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c4 = arith.constant 4 : index
+    %j = arith.subi %z, %c1 : index
+    %r = arith.remsi %j, %c2 : index
+    %on = arith.cmpi eq, %r, %c0 : index
+    %q = arith.divsi %j, %c2 : index
+    %ge = arith.cmpi sge, %q, %c0 : index
+    %le = arith.cmpi sle, %q, %c4 : index
+    %q0 = arith.maxsi %q, %c0 : index
+    %q1 = arith.minsi %q0, %c4 : index
+    %v = tensor.extract %x[%n, %c, %q1] : tensor<2x3x5xf32>
+    %a = arith.andi %on, %ge : i1
+    %b = arith.andi %a, %le : i1
+    %zero = arith.constant 0.0 : f32
+    %s = arith.select %b, %v, %zero : f32
+    linalg.yield %s : f32
+  } -> tensor<2x3x11xf32>
+  %y = linalg.conv_1d_ncw_fcw {dilations = dense<1> : tensor<1xi64>, strides = dense<1> : tensor<1xi64>}
+      ins(%xz, %w : tensor<2x3x11xf32>, tensor<4x3x3xf32>) outs(%init : tensor<2x4x9xf32>) -> tensor<2x4x9xf32>
+  return %y : tensor<2x4x9xf32>
+}
+
+// -----
+
+// A gather that pads with a value other than zero (as in front of max
+// pooling) is no zero insertion: the convolution's im2col reads the
+// gather's result, which stays.
+// CHECK-LABEL: func.func @conv_after_nonzero_padding
+// CHECK: %[[PADDED:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2x3x11xf32>)
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<16x128xf32>)
+// CHECK: tensor.extract %[[PADDED]]
+// CHECK-NOT: linalg.conv
+func.func @conv_after_nonzero_padding(%x: tensor<2x3x5xf32>, %w: tensor<4x3x3xf32>, %init: tensor<2x4x9xf32>) -> tensor<2x4x9xf32> {
+  %e = tensor.empty() : tensor<2x3x11xf32>
+  %xz = linalg.generic {
+      indexing_maps = [affine_map<(n, c, z) -> (n, c, z)>],
+      iterator_types = ["parallel", "parallel", "parallel"]}
+      outs(%e : tensor<2x3x11xf32>) {
+  ^bb0(%o: f32):
+    %n = linalg.index 0 : index
+    %c = linalg.index 1 : index
+    %z = linalg.index 2 : index
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c4 = arith.constant 4 : index
+    %j = arith.subi %z, %c1 : index
+    %r = arith.remsi %j, %c2 : index
+    %on = arith.cmpi eq, %r, %c0 : index
+    %q = arith.divsi %j, %c2 : index
+    %ge = arith.cmpi sge, %q, %c0 : index
+    %le = arith.cmpi sle, %q, %c4 : index
+    %q0 = arith.maxsi %q, %c0 : index
+    %q1 = arith.minsi %q0, %c4 : index
+    %v = tensor.extract %x[%n, %c, %q1] : tensor<2x3x5xf32>
+    %a = arith.andi %on, %ge : i1
+    %b = arith.andi %a, %le : i1
+    %one = arith.constant 1.0 : f32
+    %s = arith.select %b, %v, %one : f32
+    linalg.yield %s : f32
+  } -> tensor<2x3x11xf32>
+  %y = linalg.conv_1d_ncw_fcw {dilations = dense<1> : tensor<1xi64>, strides = dense<1> : tensor<1xi64>}
+      ins(%xz, %w : tensor<2x3x11xf32>, tensor<4x3x3xf32>) outs(%init : tensor<2x4x9xf32>) -> tensor<2x4x9xf32>
+  return %y : tensor<2x4x9xf32>
+}

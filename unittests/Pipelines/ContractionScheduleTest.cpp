@@ -7,6 +7,7 @@
 
 #include "kf/InitAll.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -504,6 +505,93 @@ TEST_F(ContractionScheduleTest, ConvolutionGemmPadsToTheTiles) {
       "linalg.matmul ins(%a, %b : tensor<64x32xf32>, tensor<32x64xf32>) "
       "outs(%acc : tensor<64x64xf32>) -> tensor<64x64xf32>"));
   EXPECT_TRUE(failed(kf::analyzeConvolutionGemm(matmul)));
+}
+
+/// ConvTranspose1d(3, 4, 3, stride=2, padding=1) as bench/suite/nn.py
+/// writes it: a gather that inserts a zero between the inputs and pads by
+/// one (element z holds x[(z - 1) / 2] at odd z), then a stride-1
+/// convolution; `padValue` is what the gather writes elsewhere.
+static std::string transposedConvolution(StringRef padValue) {
+  return (R"mlir(
+func.func @f(%x: tensor<2x3x5xf32>, %w: tensor<4x3x3xf32>, %init: tensor<2x4x9xf32>) -> tensor<2x4x9xf32> {
+  %e = tensor.empty() : tensor<2x3x11xf32>
+  %xz = linalg.generic {indexing_maps = [affine_map<(n, c, z) -> (n, c, z)>], iterator_types = ["parallel", "parallel", "parallel"]} outs(%e : tensor<2x3x11xf32>) {
+  ^bb0(%o: f32):
+    %n = linalg.index 0 : index
+    %c = linalg.index 1 : index
+    %z = linalg.index 2 : index
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c4 = arith.constant 4 : index
+    %j = arith.subi %z, %c1 : index
+    %r = arith.remsi %j, %c2 : index
+    %on = arith.cmpi eq, %r, %c0 : index
+    %q = arith.divsi %j, %c2 : index
+    %ge = arith.cmpi sge, %q, %c0 : index
+    %le = arith.cmpi sle, %q, %c4 : index
+    %q0 = arith.maxsi %q, %c0 : index
+    %q1 = arith.minsi %q0, %c4 : index
+    %v = tensor.extract %x[%n, %c, %q1] : tensor<2x3x5xf32>
+    %a = arith.andi %on, %ge : i1
+    %b = arith.andi %a, %le : i1
+    %pad = arith.constant )mlir" +
+          padValue + R"mlir( : f32
+    %s = arith.select %b, %v, %pad : f32
+    linalg.yield %s : f32
+  } -> tensor<2x3x11xf32>
+  %y = linalg.conv_1d_ncw_fcw {dilations = dense<1> : tensor<1xi64>, strides = dense<1> : tensor<1xi64>} ins(%xz, %w : tensor<2x3x11xf32>, tensor<4x3x3xf32>) outs(%init : tensor<2x4x9xf32>) -> tensor<2x4x9xf32>
+  return %y : tensor<2x4x9xf32>
+}
+)mlir")
+      .str();
+}
+
+TEST_F(ContractionScheduleTest, TransposedConvolutionSplitsIntoStridePhases) {
+  linalg::LinalgOp conv = lastOp(transposedConvolution("0.0"));
+  FailureOr<kf::ZeroInsertion> insertion =
+      kf::analyzeZeroInsertion(conv->getOperand(0));
+  ASSERT_TRUE(succeeded(insertion));
+  EXPECT_EQ(insertion->source,
+            conv->getParentOfType<func::FuncOp>().getArgument(0));
+  EXPECT_EQ(insertion->stride, (SmallVector<int64_t, 3>{2}));
+  EXPECT_EQ(insertion->low, (SmallVector<int64_t, 3>{1}));
+
+  // Output o = phase + 2q reads element o + k of the gather, which holds
+  // x[q + offset] when phase + k - 1 is even: phase 0 only through tap 1
+  // (x[q]), phase 1 through taps 0 (x[q]) and 2 (x[q + 1]).
+  FailureOr<kf::ConvolutionGemm> gemm = kf::analyzeConvolutionGemm(conv);
+  ASSERT_TRUE(succeeded(gemm));
+  ASSERT_TRUE(gemm->zeroInsertion.has_value());
+  EXPECT_EQ(gemm->phases, 2);
+  ASSERT_EQ(gemm->tapsOfPhase.size(), 1u);
+  ASSERT_EQ(gemm->tapsOfPhase[0].size(), 2u);
+  auto taps = [](ArrayRef<kf::PhaseTap> phaseTaps) {
+    return llvm::map_to_vector(phaseTaps, [](const kf::PhaseTap &tap) {
+      return std::make_pair(tap.kernelIndex, tap.sourceOffset);
+    });
+  };
+  using Pairs = SmallVector<std::pair<int64_t, int64_t>>;
+  EXPECT_EQ(taps(gemm->tapsOfPhase[0][0]), (Pairs{{1, 0}}));
+  EXPECT_EQ(taps(gemm->tapsOfPhase[0][1]), (Pairs{{0, 0}, {2, 1}}));
+  EXPECT_EQ(gemm->phaseTaps, (SmallVector<int64_t, 3>{2}));
+  EXPECT_EQ(gemm->phasePixels, (SmallVector<int64_t, 3>{5}));
+  // K = 3 channels * 2 taps, N = 2 images * 5 outputs per phase.
+  EXPECT_EQ(gemm->taps, 6);
+  EXPECT_EQ(gemm->pixels, 10);
+  EXPECT_EQ(gemm->columnBytes(), 2 * 16 * 128 * 4);
+
+  // A gather that writes ones outside the source is no zero insertion:
+  // the convolution stays one GEMM over the gather's result.
+  linalg::LinalgOp padded = lastOp(transposedConvolution("1.0"));
+  std::string why;
+  EXPECT_TRUE(failed(kf::analyzeZeroInsertion(padded->getOperand(0), &why)));
+  EXPECT_NE(why.find("not zero"), std::string::npos) << why;
+  FailureOr<kf::ConvolutionGemm> direct = kf::analyzeConvolutionGemm(padded);
+  ASSERT_TRUE(succeeded(direct));
+  EXPECT_FALSE(direct->zeroInsertion.has_value());
+  EXPECT_EQ(direct->taps, 9);
+  EXPECT_EQ(direct->pixels, 18);
 }
 
 TEST_F(ContractionScheduleTest, DefaultComputesConvolutionsAsGemms) {

@@ -11,18 +11,47 @@
 // whose loader gathers while staging the tile) and computes the product
 // with the pipelined GEMM kernel (ContractionSchedule.h).
 //
+// A transposed convolution reaches kf as a gather that inserts stride - 1
+// zeros between the input's elements, followed by a stride-1 convolution;
+// its im2col would be mostly those zeros (3/4 of it at stride 2 in 2-D,
+// 7/8 in 3-D). Its GEMM is instead split by stride phase: the outputs
+// o = phase + stride * q of one phase are reached only by the taps whose
+// input lands on a source element, so each phase is a GEMM over the source
+// itself with those taps, and the phases are one batched GEMM.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef KF_TRANSFORMS_CONVOLUTIONGEMM_H
 #define KF_TRANSFORMS_CONVOLUTIONGEMM_H
 
 #include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <optional>
 #include <string>
 
 namespace kf {
+
+/// A convolution's input written by a gather that inserts zeros: along
+/// each spatial dimension, element z of the gather's result is
+/// source[(z - low) / stride] where that is an integer index into the
+/// source, and zero elsewhere (the zero-inserted, padded or cropped input
+/// of a transposed convolution). Recognized by evaluating the gather's
+/// index arithmetic, not by its spelling.
+struct ZeroInsertion {
+  /// The tensor the gather reads.
+  mlir::Value source;
+  llvm::SmallVector<int64_t, 3> stride, low;
+};
+
+/// One kernel tap of a stride phase: the tap's index in the kernel, and the
+/// offset it adds to the phase's output index q to reach the source element
+/// it multiplies (source index q + offset).
+struct PhaseTap {
+  int64_t kernelIndex = 0, sourceOffset = 0;
+};
 
 /// The GEMM of a convolution, each dimension padded with zeros to what the
 /// GEMM kernel's tiles divide (filters to 64, taps to 16, pixels to 128).
@@ -31,15 +60,34 @@ struct ConvolutionGemm {
   unsigned spatialRank = 0;
   /// M: the filters (output channels).
   int64_t filters = 0, paddedFilters = 0;
-  /// K: input channels times kernel taps.
+  /// K: input channels times kernel taps (per phase: the most taps any
+  /// phase has, `phaseTaps`).
   int64_t taps = 0, paddedTaps = 0;
-  /// N: batch times output pixels.
+  /// N: batch times output pixels (per phase: `phasePixels`).
   int64_t pixels = 0, paddedPixels = 0;
   llvm::SmallVector<int64_t, 3> strides, dilations;
 
+  /// Set when the convolution reads a zero-inserting gather with a stride
+  /// above 1: the GEMM is then batched over `phases` stride phases.
+  std::optional<ZeroInsertion> zeroInsertion;
+  int64_t phases = 1;
+  /// Per spatial dimension and phase, the taps that reach a source element.
+  using Taps = llvm::SmallVector<PhaseTap, 4>;
+  llvm::SmallVector<llvm::SmallVector<Taps, 2>, 3> tapsOfPhase;
+  /// Per spatial dimension: the most taps of any phase, and the outputs of
+  /// a phase (ceil(output size / stride)).
+  llvm::SmallVector<int64_t, 3> phaseTaps, phasePixels;
+
   /// The bytes of the im2col matrix in global memory.
-  int64_t columnBytes() const { return paddedTaps * paddedPixels * 4; }
+  int64_t columnBytes() const { return phases * paddedTaps * paddedPixels * 4; }
 };
+
+/// The zero insertion of `input` when it is the result of such a gather
+/// (a linalg.generic of parallel loops without inputs whose body yields a
+/// tensor.extract of the source, or zero, per an index condition on each
+/// dimension); the reason otherwise.
+llvm::FailureOr<ZeroInsertion>
+analyzeZeroInsertion(mlir::Value input, std::string *whyNot = nullptr);
 
 /// The largest im2col matrix the rewrite writes by default: 32 GiB of the
 /// H200's 141 (the Level 2 convolutions over 256x256 and 512x512 images
@@ -49,7 +97,8 @@ constexpr int64_t kDefaultMaxColumnBytes = int64_t(32) << 30;
 
 /// The GEMM of `op` when it is a convolution kf-convolution-to-gemm
 /// rewrites (a named non-grouped convolution with static f32 operands whose
-/// im2col fits in `maxColumnBytes`); the reason otherwise.
+/// im2col fits in `maxColumnBytes`), split by stride phase when it is a
+/// stride-1 convolution of a zero-inserting gather; the reason otherwise.
 llvm::FailureOr<ConvolutionGemm>
 analyzeConvolutionGemm(mlir::Operation *op,
                        int64_t maxColumnBytes = kDefaultMaxColumnBytes,

@@ -333,11 +333,18 @@ def KFConvolutionToGemm
     zero-filled `linalg.generic` contraction `out[f, m] = sum_k w[f, k] *
     col[k, m]` that the pipelined GEMM kernel computes; and an elementwise
     op adding the convolution's initial value (its bias) to the product,
-    read back through an extract_slice and expand_shape as `[F, B, P...]`
-    and transposed by its indexing map. The im2col matrix costs
-    `C * R... * B * P... * 4` bytes of global memory and one write and read
-    of it; convolutions whose matrix exceeds `max-column-bytes` are left
-    alone. Schedules run it as the structure gene `convolutionsAsGemm`
+    read back transposed (through an expand_shape as `[F, B, P...]`, or
+    from the flattened product by a linearizing map when it is padded).
+    A stride-1 convolution of a gather that inserts zeros between its
+    source's elements (a transposed convolution, `kf::analyzeZeroInsertion`)
+    is split by stride phase instead: the outputs `o = phase + stride * q`
+    of each phase take only the taps that land on a source element, so the
+    im2col matrices `col[phase, (c, t...), (b, q...)]` read the source, the
+    weight rows are gathered per phase, the product is one batched GEMM,
+    and no inserted zero is stored or multiplied. The im2col matrix costs
+    `C * R... * B * P... * 4` bytes of global memory (per phase, with the
+    phase's taps and outputs) and one write and read of it; convolutions
+    whose matrix exceeds `max-column-bytes` are left alone. Schedules run it as the structure gene `convolutionsAsGemm`
     first, before elementwise fusion (which then fuses the bias and the
     ops after the convolution into the op that reads the product back).
   }];
