@@ -346,25 +346,7 @@ Value readBack(OpBuilder &rewriter, Location loc, Value product, Value init,
   unsigned outputRank = 2 + gemm.spatialRank;
   Value view = product;
   SmallVector<AffineExpr> transposed;
-  if (gemm.zeroInsertion) {
-    // Output o = phase + stride * q: its element of phase `phase`, filter
-    // f and column (b, q...) of the flattened [phases, F, B * Q...]
-    // product.
-    view = tensor::CollapseShapeOp::create(
-        rewriter, loc, product, ArrayRef<ReassociationIndices>{{0, 1, 2}});
-    AffineExpr phase = getAffineConstantExpr(0, context);
-    AffineExpr column = getAffineDimExpr(0, context);
-    for (unsigned dim = 0; dim < gemm.spatialRank; ++dim) {
-      int64_t stride = gemm.zeroInsertion->stride[dim];
-      AffineExpr o = getAffineDimExpr(2 + dim, context);
-      phase = phase * stride + o % stride;
-      column = column * gemm.phasePixels[dim] + o.floorDiv(stride);
-    }
-    transposed = {(phase * gemm.paddedFilters + getAffineDimExpr(1, context)) *
-                      gemm.paddedPixels +
-                  column};
-  } else if (gemm.paddedFilters == gemm.filters &&
-             gemm.paddedPixels == gemm.pixels) {
+  if (gemm.paddedFilters == gemm.filters && gemm.paddedPixels == gemm.pixels) {
     SmallVector<int64_t> viewShape = {gemm.filters};
     viewShape.append(pixelSizes.begin(), pixelSizes.end());
     SmallVector<ReassociationIndices> pixelDims = {{0}, {}};
@@ -405,6 +387,55 @@ Value readBack(OpBuilder &rewriter, Location loc, Value product, Value init,
       .getResult(0);
 }
 
+/// The stride phases' product back in the convolution's layout, plus the
+/// convolution's initial value `init`: output o = phase + stride * q is
+/// element [phase, f, (b, q...)] of the [phases, F, B * Q...] product. The
+/// op reads it with tensor.extract, not through an indexing map: a map with
+/// `o mod stride` is not monotonic, and tiling slices an operand between
+/// the map's values at a tile's first and last point, which would cut the
+/// phases a tile reads out of its slice.
+Value readBackPhases(OpBuilder &rewriter, Location loc, Value product,
+                     Value init, const kf::ConvolutionGemm &gemm) {
+  MLIRContext *context = rewriter.getContext();
+  Type f32 = rewriter.getF32Type();
+  auto outputType = cast<RankedTensorType>(init.getType());
+  unsigned outputRank = 2 + gemm.spatialRank;
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(outputRank, context);
+  return linalg::GenericOp::create(
+             rewriter, loc, TypeRange{outputType}, ValueRange{init},
+             ValueRange{tensor::EmptyOp::create(rewriter, loc,
+                                                outputType.getShape(), f32)},
+             ArrayRef<AffineMap>{identity, identity}, parallel(outputRank),
+             [&](OpBuilder &builder, Location loc, ValueRange args) {
+               auto constant = [&](int64_t value) -> Value {
+                 return arith::ConstantIndexOp::create(builder, loc, value);
+               };
+               Value phase = constant(0);
+               Value column = linalg::IndexOp::create(builder, loc, 0);
+               for (unsigned dim = 0; dim < gemm.spatialRank; ++dim) {
+                 Value stride = constant(gemm.zeroInsertion->stride[dim]);
+                 Value o = linalg::IndexOp::create(builder, loc, 2 + dim);
+                 phase = arith::AddIOp::create(
+                     builder, loc,
+                     arith::MulIOp::create(builder, loc, phase, stride),
+                     arith::RemUIOp::create(builder, loc, o, stride));
+                 column = arith::AddIOp::create(
+                     builder, loc,
+                     arith::MulIOp::create(builder, loc, column,
+                                           constant(gemm.phasePixels[dim])),
+                     arith::DivUIOp::create(builder, loc, o, stride));
+               }
+               Value filter = linalg::IndexOp::create(builder, loc, 1);
+               Value element = tensor::ExtractOp::create(
+                   builder, loc, product, ValueRange{phase, filter, column});
+               linalg::YieldOp::create(
+                   builder, loc,
+                   arith::AddFOp::create(builder, loc, element, args[0])
+                       .getResult());
+             })
+      .getResult(0);
+}
+
 Value rewrite(RewriterBase &rewriter, linalg::LinalgOp conv,
               const kf::ConvolutionGemm &gemm) {
   Location loc = conv.getLoc();
@@ -432,6 +463,8 @@ Value rewrite(RewriterBase &rewriter, linalg::LinalgOp conv,
     weights = buildWeightRows(rewriter, loc, weight, gemm);
   }
   Value product = buildProduct(rewriter, loc, weights, columns, gemm);
+  if (gemm.zeroInsertion)
+    return readBackPhases(rewriter, loc, product, init, gemm);
   return readBack(rewriter, loc, product, init, gemm, pixelSizes);
 }
 
