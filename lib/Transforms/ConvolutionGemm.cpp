@@ -12,28 +12,15 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallSet.h"
-#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 
 namespace {
-int64_t roundUp(int64_t value, int64_t multiple) {
-  return (value + multiple - 1) / multiple * multiple;
-}
-
-int64_t floorDiv(int64_t value, int64_t divisor) {
-  int64_t quotient = value / divisor;
-  return (value % divisor != 0 && (value < 0) != (divisor < 0)) ? quotient - 1
-                                                                : quotient;
-}
-
-int64_t floorMod(int64_t value, int64_t divisor) {
-  return value - floorDiv(value, divisor) * divisor;
-}
-
 SmallVector<int64_t, 3> windowAttribute(Operation *op, StringRef name,
                                         unsigned rank) {
   if (auto attribute = op->getAttrOfType<DenseIntElementsAttr>(name))
@@ -65,140 +52,64 @@ std::optional<llvm::SmallSet<unsigned, 2>> indexDependences(Value value) {
 }
 
 /// Evaluates the index and i1 arithmetic of a gather's body with one loop
-/// index set to a value: the ops kf's references use to compute a source
-/// index and its validity. Anything else (an element, a float, another
-/// loop's index) makes the value unknown.
+/// index set to a value, by MLIR's own folders: each pure op is folded on
+/// its operands' constant values, so whatever arith folds, the evaluator
+/// knows. Anything that does not fold to an integer (an element, a float,
+/// another loop's index) makes the value unknown.
 class IndexEvaluator {
 public:
   IndexEvaluator(unsigned dim, int64_t at) : dim(dim), at(at) {}
 
   std::optional<int64_t> evaluate(Value value) {
-    auto cached = values.find(value);
-    if (cached != values.end())
-      return cached->second;
-    std::optional<int64_t> result = compute(value);
-    if (result)
-      values[value] = *result;
-    return result;
+    IntegerAttr known = fold(value);
+    if (!known)
+      return std::nullopt;
+    if (known.getType().isInteger(1))
+      return int64_t(known.getValue().getBoolValue());
+    return known.getValue().getSExtValue();
   }
 
 private:
-  std::optional<int64_t> compute(Value value) {
+  IntegerAttr fold(Value value) {
+    auto cached = values.find(value);
+    if (cached != values.end())
+      return cached->second;
+    IntegerAttr result = compute(value);
+    if (result)
+      values[value] = result;
+    return result;
+  }
+
+  IntegerAttr compute(Value value) {
     Operation *op = value.getDefiningOp();
     if (!op)
-      return std::nullopt;
+      return {};
     if (auto index = dyn_cast<linalg::IndexOp>(op))
-      return index.getDim() == dim ? std::optional<int64_t>(at) : std::nullopt;
-    if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
-      if (auto integer = dyn_cast<IntegerAttr>(constant.getValue()))
-        return integer.getType().isInteger(1)
-                   ? int64_t(integer.getValue().getBoolValue())
-                   : integer.getInt();
-      return std::nullopt;
-    }
-    SmallVector<int64_t, 3> operands;
+      return index.getDim() == dim
+                 ? IntegerAttr::get(IndexType::get(op->getContext()), at)
+                 : IntegerAttr();
+    if (op->getNumRegions() != 0 || !isPure(op))
+      return {};
+    SmallVector<Attribute> operands;
     for (Value operand : op->getOperands()) {
-      std::optional<int64_t> known = evaluate(operand);
+      IntegerAttr known = fold(operand);
       if (!known)
-        return std::nullopt;
-      operands.push_back(*known);
+        return {};
+      operands.push_back(known);
     }
-    auto binary = [&](auto apply) -> std::optional<int64_t> {
-      if (operands.size() != 2)
-        return std::nullopt;
-      return apply(operands[0], operands[1]);
-    };
-    auto divisor = [&]() { return operands.size() == 2 && operands[1] != 0; };
-    auto unsignedOperands = [&]() {
-      return llvm::all_of(operands, [](int64_t v) { return v >= 0; });
-    };
-    return TypeSwitch<Operation *, std::optional<int64_t>>(op)
-        .Case([&](arith::AddIOp) {
-          return binary([](int64_t a, int64_t b) { return a + b; });
-        })
-        .Case([&](arith::SubIOp) {
-          return binary([](int64_t a, int64_t b) { return a - b; });
-        })
-        .Case([&](arith::MulIOp) {
-          return binary([](int64_t a, int64_t b) { return a * b; });
-        })
-        .Case([&](arith::DivSIOp) -> std::optional<int64_t> {
-          if (!divisor())
-            return std::nullopt;
-          return operands[0] / operands[1];
-        })
-        .Case([&](arith::RemSIOp) -> std::optional<int64_t> {
-          if (!divisor())
-            return std::nullopt;
-          return operands[0] % operands[1];
-        })
-        .Case([&](arith::FloorDivSIOp) -> std::optional<int64_t> {
-          if (!divisor())
-            return std::nullopt;
-          return floorDiv(operands[0], operands[1]);
-        })
-        .Case([&](arith::DivUIOp) -> std::optional<int64_t> {
-          if (!divisor() || !unsignedOperands())
-            return std::nullopt;
-          return operands[0] / operands[1];
-        })
-        .Case([&](arith::RemUIOp) -> std::optional<int64_t> {
-          if (!divisor() || !unsignedOperands())
-            return std::nullopt;
-          return operands[0] % operands[1];
-        })
-        .Case([&](arith::MaxSIOp) {
-          return binary([](int64_t a, int64_t b) { return std::max(a, b); });
-        })
-        .Case([&](arith::MinSIOp) {
-          return binary([](int64_t a, int64_t b) { return std::min(a, b); });
-        })
-        .Case([&](arith::AndIOp) {
-          return binary([](int64_t a, int64_t b) { return a & b; });
-        })
-        .Case([&](arith::OrIOp) {
-          return binary([](int64_t a, int64_t b) { return a | b; });
-        })
-        .Case([&](arith::IndexCastOp) { return operands[0]; })
-        .Case([&](arith::SelectOp) {
-          return operands[0] ? operands[1] : operands[2];
-        })
-        .Case([&](arith::CmpIOp compare) -> std::optional<int64_t> {
-          int64_t a = operands[0], b = operands[1];
-          switch (compare.getPredicate()) {
-          case arith::CmpIPredicate::eq:
-            return a == b;
-          case arith::CmpIPredicate::ne:
-            return a != b;
-          case arith::CmpIPredicate::slt:
-            return a < b;
-          case arith::CmpIPredicate::sle:
-            return a <= b;
-          case arith::CmpIPredicate::sgt:
-            return a > b;
-          case arith::CmpIPredicate::sge:
-            return a >= b;
-          default:
-            if (!unsignedOperands())
-              return std::nullopt;
-            switch (compare.getPredicate()) {
-            case arith::CmpIPredicate::ult:
-              return a < b;
-            case arith::CmpIPredicate::ule:
-              return a <= b;
-            case arith::CmpIPredicate::ugt:
-              return a > b;
-            default:
-              return a >= b;
-            }
-          }
-        })
-        .Default([](Operation *) { return std::nullopt; });
+    SmallVector<OpFoldResult> results;
+    if (failed(op->fold(operands, results)) ||
+        results.size() != op->getNumResults())
+      return {};
+    OpFoldResult result = results[cast<OpResult>(value).getResultNumber()];
+    if (auto attribute = dyn_cast<Attribute>(result))
+      return dyn_cast<IntegerAttr>(attribute);
+    return fold(cast<Value>(result));
   }
 
   unsigned dim;
   int64_t at;
-  llvm::DenseMap<Value, int64_t> values;
+  llvm::DenseMap<Value, IntegerAttr> values;
 };
 
 /// The leaves of an and-tree of conditions.
@@ -312,7 +223,7 @@ FailureOr<kf::ZeroInsertion> kf::analyzeZeroInsertion(Value input,
     size_t next = 0;
     for (int64_t z = 0; z < outputShape[dim]; ++z) {
       int64_t offset = z - low;
-      bool onLattice = floorMod(offset, stride) == 0 && offset >= 0 &&
+      bool onLattice = llvm::mod(offset, stride) == 0 && offset >= 0 &&
                        offset / stride < sourceShape[dim];
       bool isHeld = next < held.size() && held[next].first == z;
       if (onLattice != isHeld ||
@@ -375,8 +286,9 @@ kf::analyzeConvolutionGemm(Operation *op, int64_t maxColumnBytes,
     for (int64_t phase = 0; phase < stride; ++phase) {
       for (int64_t k = 0; k < weight[2 + dim]; ++k) {
         int64_t offset = phase + k * gemm.dilations[dim] - low;
-        if (floorMod(offset, stride) == 0)
-          phaseTaps[phase].push_back({k, floorDiv(offset, stride)});
+        if (llvm::mod(offset, stride) == 0)
+          phaseTaps[phase].push_back(
+              {k, llvm::divideFloorSigned(offset, stride)});
       }
       most = std::max<int64_t>(most, phaseTaps[phase].size());
     }
@@ -386,9 +298,9 @@ kf::analyzeConvolutionGemm(Operation *op, int64_t maxColumnBytes,
     gemm.taps *= most;
     gemm.pixels *= gemm.phasePixels.back();
   }
-  gemm.paddedFilters = roundUp(gemm.filters, 64);
-  gemm.paddedTaps = roundUp(gemm.taps, 16);
-  gemm.paddedPixels = roundUp(gemm.pixels, 128);
+  gemm.paddedFilters = llvm::alignTo(gemm.filters, 64);
+  gemm.paddedTaps = llvm::alignTo(gemm.taps, 16);
+  gemm.paddedPixels = llvm::alignTo(gemm.pixels, 128);
   if (gemm.columnBytes() > maxColumnBytes)
     return refuse(llvm::formatv("its im2col matrix needs {0} bytes, more "
                                 "than the {1} allowed",

@@ -204,14 +204,12 @@ std::pair<Value, Value> phaseTapField(OpBuilder &builder, Location loc,
 /// over the gather's source (zero for a tap the phase lacks, a source index
 /// outside the source, and the padding).
 Value buildPhaseColumns(OpBuilder &rewriter, Location loc,
-                        const kf::ConvolutionGemm &gemm, int64_t channels,
-                        int64_t batch) {
+                        const kf::ConvolutionGemm &gemm,
+                        ArrayRef<int64_t> tapSizes,
+                        ArrayRef<int64_t> pixelSizes) {
   const kf::ZeroInsertion &insertion = *gemm.zeroInsertion;
   ArrayRef<int64_t> sourceShape =
       cast<RankedTensorType>(insertion.source.getType()).getShape();
-  SmallVector<int64_t> tapSizes = {channels}, pixelSizes = {batch};
-  llvm::append_range(tapSizes, gemm.phaseTaps);
-  llvm::append_range(pixelSizes, gemm.phasePixels);
   return buildPaddedGather(
       rewriter, loc,
       {{gemm.phases, gemm.phases},
@@ -253,9 +251,8 @@ Value buildPhaseColumns(OpBuilder &rewriter, Location loc,
 /// weight[f, c, kernelIndex(phase, t)...], zero for a tap the phase lacks
 /// and in the padding.
 Value buildPhaseWeights(OpBuilder &rewriter, Location loc, Value weight,
-                        const kf::ConvolutionGemm &gemm, int64_t channels) {
-  SmallVector<int64_t> tapSizes = {channels};
-  llvm::append_range(tapSizes, gemm.phaseTaps);
+                        const kf::ConvolutionGemm &gemm,
+                        ArrayRef<int64_t> tapSizes) {
   return buildPaddedGather(
       rewriter, loc,
       {{gemm.phases, gemm.phases},
@@ -447,17 +444,21 @@ Value rewrite(RewriterBase &rewriter, linalg::LinalgOp conv,
       cast<RankedTensorType>(weight.getType()).getShape();
   ArrayRef<int64_t> outputShape =
       cast<RankedTensorType>(init.getType()).getShape();
+  // The GEMM's K = (c, r...) and N = (b, p...); per stride phase, the
+  // phase's taps and outputs.
   SmallVector<int64_t> tapSizes = {weightShape[1]};
   SmallVector<int64_t> pixelSizes = {outputShape[0]};
-  for (unsigned dim = 0; dim < gemm.spatialRank; ++dim) {
-    tapSizes.push_back(weightShape[2 + dim]);
-    pixelSizes.push_back(outputShape[2 + dim]);
+  if (gemm.zeroInsertion) {
+    llvm::append_range(tapSizes, gemm.phaseTaps);
+    llvm::append_range(pixelSizes, gemm.phasePixels);
+  } else {
+    llvm::append_range(tapSizes, weightShape.drop_front(2));
+    llvm::append_range(pixelSizes, outputShape.drop_front(2));
   }
   Value columns, weights;
   if (gemm.zeroInsertion) {
-    columns =
-        buildPhaseColumns(rewriter, loc, gemm, weightShape[1], outputShape[0]);
-    weights = buildPhaseWeights(rewriter, loc, weight, gemm, weightShape[1]);
+    columns = buildPhaseColumns(rewriter, loc, gemm, tapSizes, pixelSizes);
+    weights = buildPhaseWeights(rewriter, loc, weight, gemm, tapSizes);
   } else {
     columns = buildColumns(rewriter, loc, input, gemm, tapSizes, pixelSizes);
     weights = buildWeightRows(rewriter, loc, weight, gemm);

@@ -344,8 +344,9 @@ def KFConvolutionToGemm
     and no inserted zero is stored or multiplied. The im2col matrix costs
     `C * R... * B * P... * 4` bytes of global memory (per phase, with the
     phase's taps and outputs) and one write and read of it; convolutions
-    whose matrix exceeds `max-column-bytes` are left alone. Schedules run it as the structure gene `convolutionsAsGemm`
-    first, before elementwise fusion (which then fuses the bias and the
+    whose matrix exceeds `max-column-bytes` are left alone. Schedules run
+    it as the structure gene `convolutionsAsGemm` first, before elementwise
+    fusion (which then fuses the bias and the
     ops after the convolution into the op that reads the product back).
   }];
   let options = [
