@@ -497,6 +497,33 @@ FailureOr<kf::Schedule> kf::buildDefaultSchedule(func::FuncOp reference,
       structure = std::move(commuted);
     else
       schedule.commuteSums = false;
+    // A reduction left over several loops that no reshape joins (batch
+    // norm's n and d*h*w, with c between them in memory) would run in one
+    // thread per output over 10^5-10^7 terms: slowly, and past fp32's
+    // tolerance (L2-72's BatchNorm over 16M terms per channel was off by
+    // 1.6e-2). Decomposed (kf-decompose-reductions), its partial reduction
+    // over the inner loop gets reduction lanes. The pass would split a
+    // contraction's K loops the same way, into partial products the size
+    // of its output times the outer K: a reference with such a contraction
+    // keeps its reductions whole.
+    auto decomposable = [](const OpShape &shape) {
+      return shape.reductionLoops > 1 &&
+             shape.innerReductionSize >=
+                 kf::KFDecomposeReductionsOptions().minInnerRange;
+    };
+    if (llvm::any_of(structure->shapes, decomposable) &&
+        llvm::none_of(structure->shapes, [&](const OpShape &shape) {
+          return shape.contraction && decomposable(shape);
+        })) {
+      schedule.decomposeReductions = true;
+      FailureOr<Restructured> decomposed = restructure(reference, schedule);
+      if (failed(decomposed))
+        return failure();
+      if (decomposed->shapes.size() > structure->shapes.size())
+        structure = std::move(decomposed);
+      else
+        schedule.decomposeReductions = false;
+    }
     // A GEMM kernel reading an operand down the columns of its tile (rows
     // along K) reads a K-outer copy instead.
     if (llvm::any_of(structure->shapes, [](const OpShape &shape) {
