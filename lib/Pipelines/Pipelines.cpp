@@ -86,6 +86,9 @@ void kf::buildLowerToPTXPipeline(OpPassManager &pm,
   funcPM.addPass(kf::createKFHoistAccumulators());
   funcPM.addPass(kf::createKFDistributeReductions());
   funcPM.addPass(createConvertLinalgToLoopsPass());
+  // Again on the loops: a naively mapped reduction's accumulator is a
+  // scalar load and store in them.
+  funcPM.addPass(kf::createKFHoistAccumulators());
   funcPM.addPass(kf::createKFSinkIntoLaunches());
   pm.addPass(kf::createKFCheckHostCode());
   pm.addPass(kf::createKFOutlineKernels());

@@ -29,6 +29,8 @@ std::string kf::describeGenome(const Schedule &genome) {
     append("fuse");
   if (genome.convolutionsAsGemm)
     append("convolutions as im2col GEMMs");
+  if (genome.interchangeLoops)
+    append("loops in output order");
   if (genome.collapseReductions)
     append("collapse");
   if (genome.decomposeReductions)

@@ -3,6 +3,7 @@
 #include "kf/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
@@ -78,10 +79,77 @@ vector::TransferWriteOp matchingWrite(scf::ForOp loop,
   return nullptr;
 }
 
+/// The memref.store in `loop`'s body that stores to the location `load`
+/// reads, if any.
+memref::StoreOp matchingStore(scf::ForOp loop, memref::LoadOp load) {
+  for (auto store : loop.getBody()->getOps<memref::StoreOp>())
+    if (store.getMemRef() == load.getMemRef() &&
+        store.getIndices() == load.getIndices() && load->isBeforeInBlock(store))
+      return store;
+  return nullptr;
+}
+
+/// Moves `read` before `loop` and `write` after it, the value carried
+/// through the loop in registers; `stored` is the write's value operand.
+void carryThroughLoop(RewriterBase &rewriter, scf::ForOp loop, Operation *read,
+                      Operation *write, OpOperand &stored) {
+  // The read moves before the loop first: the new loop takes its result as
+  // an initial value. replaceWithAdditionalYields cannot fail for scf.for.
+  rewriter.moveOpBefore(read, loop);
+  FailureOr<LoopLikeOpInterface> hoisted =
+      cast<LoopLikeOpInterface>(loop.getOperation())
+          .replaceWithAdditionalYields(
+              rewriter, read->getResult(0),
+              /*replaceInitOperandUsesInLoop=*/true,
+              [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
+                return SmallVector<Value>{stored.get()};
+              });
+  assert(succeeded(hoisted) && "scf.for always takes more yields");
+  auto newLoop = cast<scf::ForOp>(hoisted->getOperation());
+  rewriter.moveOpAfter(write, newLoop);
+  rewriter.modifyOpInPlace(write,
+                           [&] { stored.assign(newLoop.getResults().back()); });
+}
+
+/// Whether `memref` lives in workgroup memory, which other threads of the
+/// block may read between barriers.
+bool inWorkgroupMemory(Value memref) {
+  auto type = cast<MemRefType>(memref.getType());
+  return gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(type);
+}
+
+/// Hoists one scalar load/store pair out of `loop` (a naive mapping's
+/// reduction loops after convert-linalg-to-loops: each thread accumulates
+/// into its own output element in global memory); returns whether it did.
+/// Loops with barriers keep their scalar accesses: a scalar location in a
+/// staged kernel may be another thread's to read between them.
+bool hoistScalarPair(RewriterBase &rewriter, scf::ForOp loop) {
+  bool hasBarrier =
+      loop->walk([](gpu::BarrierOp) { return WalkResult::interrupt(); })
+          .wasInterrupted();
+  if (hasBarrier)
+    return false;
+  for (auto load : loop.getBody()->getOps<memref::LoadOp>()) {
+    if (inWorkgroupMemory(load.getMemRef()) ||
+        !llvm::all_of(load->getOperands(), [&](Value operand) {
+          return loop.isDefinedOutsideOfLoop(operand);
+        }))
+      continue;
+    memref::StoreOp store = matchingStore(loop, load);
+    if (!store || touchesBuffer(loop, bufferOf(load.getMemRef()), load, store))
+      continue;
+    carryThroughLoop(rewriter, loop, load, store, store.getValueMutable());
+    return true;
+  }
+  return false;
+}
+
 /// Hoists one pair out of `loop`; returns whether it did.
 bool hoistOnePair(RewriterBase &rewriter, scf::ForOp loop) {
   if (!runsAtLeastOnce(loop))
     return false;
+  if (hoistScalarPair(rewriter, loop))
+    return true;
   for (auto read : loop.getBody()->getOps<vector::TransferReadOp>()) {
     // Lanes out of bounds read the padding on every iteration; carried in
     // registers they would hold the last iteration's values instead.
@@ -97,24 +165,8 @@ bool hoistOnePair(RewriterBase &rewriter, scf::ForOp loop) {
     vector::TransferWriteOp write = matchingWrite(loop, read);
     if (!write || touchesBuffer(loop, bufferOf(read.getBase()), read, write))
       continue;
-    // The read moves before the loop first: the new loop takes its result
-    // as an initial value. replaceWithAdditionalYields cannot fail for
-    // scf.for.
-    rewriter.moveOpBefore(read, loop);
-    FailureOr<LoopLikeOpInterface> hoisted =
-        cast<LoopLikeOpInterface>(loop.getOperation())
-            .replaceWithAdditionalYields(
-                rewriter, read.getResult(),
-                /*replaceInitOperandUsesInLoop=*/true,
-                [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
-                  return SmallVector<Value>{write.getVector()};
-                });
-    assert(succeeded(hoisted) && "scf.for always takes more yields");
-    auto newLoop = cast<scf::ForOp>(hoisted->getOperation());
-    rewriter.moveOpAfter(write, newLoop);
-    rewriter.modifyOpInPlace(write, [&] {
-      write.getValueToStoreMutable().assign(newLoop.getResults().back());
-    });
+    carryThroughLoop(rewriter, loop, read, write,
+                     write.getValueToStoreMutable());
     return true;
   }
   return false;

@@ -632,11 +632,16 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
           "    transform.annotate %mapped{0} \"kf.gemm_kernel{0}\" "
           ": !transform.any_op\n",
           i);
-    // kf-hoist-accumulators keeps a staged op's outputs in registers, and a
-    // GEMM kernel's.
-    if (gemms[i] || llvm::any_of(stagedOps, [&](const StagedOp &staged) {
-          return staged.index == i;
-        }))
+    // kf-hoist-accumulators keeps a staged op's outputs in registers, a
+    // GEMM kernel's, and a naively mapped reduction's (whose thread would
+    // otherwise store its output element on every step of the reduction:
+    // nine stores per output of a 3x3 depthwise convolution).
+    const ScheduledOp &info = (*ops)[i];
+    bool naiveReduction =
+        info.innerReduction.has_value() && schedule.ops[i].reductionLanes == 0;
+    if (gemms[i] || naiveReduction ||
+        llvm::any_of(stagedOps,
+                     [&](const StagedOp &staged) { return staged.index == i; }))
       os << llvm::formatv("    transform.annotate %mapped{0} \"{1}\" : "
                           "!transform.any_op\n",
                           i, kf::kHoistAccumulatorsAttrName);

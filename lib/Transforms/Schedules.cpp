@@ -242,9 +242,9 @@ defaultOpSchedule(const ScheduledOp &info,
 /// Whether the structure genes other than splits rewrite the reference.
 bool rewritesOps(const kf::Schedule &schedule) {
   return schedule.fuseElementwise || schedule.convolutionsAsGemm ||
-         schedule.collapseReductions || schedule.decomposeReductions ||
-         schedule.collapseContractionLoops || schedule.fuseEpilogues ||
-         schedule.commuteSums ||
+         schedule.interchangeLoops || schedule.collapseReductions ||
+         schedule.decomposeReductions || schedule.collapseContractionLoops ||
+         schedule.fuseEpilogues || schedule.commuteSums ||
          schedule.kOuterCopies != kf::KOuterCopies::None;
 }
 
@@ -268,6 +268,7 @@ void renderStructure(llvm::raw_ostream &os, const kf::Schedule &schedule,
     for (auto [enabled, pass] :
          {std::pair<bool, StringRef>{schedule.convolutionsAsGemm,
                                      "kf-convolution-to-gemm"},
+          {schedule.interchangeLoops, "kf-interchange-to-output-order"},
           {schedule.fuseElementwise, "kf-fuse-elementwise"},
           {schedule.collapseReductions, "kf-collapse-reduction-dims"},
           {schedule.decomposeReductions, "kf-decompose-reductions"},
@@ -453,6 +454,12 @@ FailureOr<kf::Schedule> kf::buildDefaultSchedule(func::FuncOp reference,
         llvm::any_of(*ops, [](const ScheduledOp &info) {
           return succeeded(analyzeConvolutionGemm(info.op));
         });
+    // An op whose loops do not follow its output's memory order (a
+    // depthwise convolution's channel loop after its pixels) gets them in
+    // that order, so that the threads' x runs along contiguous memory.
+    schedule.interchangeLoops = llvm::any_of(*ops, [](const ScheduledOp &info) {
+      return outputOrderInterchange(info.op).has_value();
+    });
     // Contractions the GEMM kernel refuses that have several M (or N)
     // loops in a row become GEMMs. Where the kernel already takes the op
     // (one batch loop over the grid's z: L1-10), the measured kernel stays.
@@ -609,6 +616,8 @@ llvm::json::Value kf::toJSON(const Schedule &schedule) {
                             {"ops", std::move(ops)}};
   if (schedule.convolutionsAsGemm)
     object["im2col"] = true;
+  if (schedule.interchangeLoops)
+    object["interchange"] = true;
   if (schedule.collapseContractionLoops)
     object["collapse_mn"] = true;
   if (schedule.fuseEpilogues)
@@ -658,6 +667,7 @@ bool kf::fromJSON(const llvm::json::Value &value, Schedule &schedule,
       // Absent in schedules stored before the gene existed.
       !mapper.mapOptional("decompose", schedule.decomposeReductions) ||
       !mapper.mapOptional("im2col", schedule.convolutionsAsGemm) ||
+      !mapper.mapOptional("interchange", schedule.interchangeLoops) ||
       !mapper.mapOptional("collapse_mn", schedule.collapseContractionLoops) ||
       !mapper.mapOptional("epilogue", schedule.fuseEpilogues) ||
       !mapper.mapOptional("commute_sums", schedule.commuteSums) ||

@@ -142,3 +142,75 @@ func.func @nest(%a: memref<64x64xf32>, %c: memref<64x64xf32>) {
   } {kf.hoist_accumulators}
   return
 }
+
+// -----
+
+// A naively mapped reduction after convert-linalg-to-loops: the thread's
+// output element is a scalar load and store in each reduction loop. The
+// pair leaves both loops (inner first), the input's loads stay.
+// CHECK-LABEL: func.func @scalar_accumulator
+// CHECK: gpu.launch
+// CHECK: %[[INIT:.*]] = memref.load %{{.*}}[%[[TX:.*]]] : memref<64xf32>
+// CHECK: %[[OUTER:.*]] = scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[INIT]])
+// CHECK:   scf.for {{.*}} iter_args(%{{.*}} = %[[ACC]])
+// CHECK:     memref.load %{{.*}} : memref<64x3x3xf32>
+// CHECK-NOT: memref.store
+// CHECK: memref.store %[[OUTER]], %{{.*}}[%[[TX]]] : memref<64xf32>
+func.func @scalar_accumulator(%x: memref<64x3x3xf32>, %y: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c64 = arith.constant 64 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    scf.for %i = %c0 to %c3 step %c1 {
+      scf.for %j = %c0 to %c3 step %c1 {
+        %v = memref.load %x[%tx, %i, %j] : memref<64x3x3xf32>
+        %acc = memref.load %y[%tx] : memref<64xf32>
+        %sum = arith.addf %v, %acc : f32
+        memref.store %sum, %y[%tx] : memref<64xf32>
+      }
+    }
+    gpu.terminator
+  } {kf.hoist_accumulators}
+  return
+}
+
+// -----
+
+// Scalar pairs stay where the loop has a barrier, or the location is in
+// workgroup memory: another thread may read it between iterations.
+// CHECK-LABEL: func.func @scalar_kept
+// CHECK: scf.for
+// CHECK-NOT: iter_args
+// CHECK: memref.load %{{.*}} : memref<64xf32>
+// CHECK: memref.store
+// CHECK: scf.for
+// CHECK-NOT: iter_args
+// CHECK: memref.load %{{.*}} : memref<64xf32, #gpu.address_space<workgroup>>
+// CHECK: memref.store
+func.func @scalar_kept(%x: memref<64x3xf32>, %y: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c64 = arith.constant 64 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    scf.for %i = %c0 to %c3 step %c1 {
+      gpu.barrier
+      %v = memref.load %x[%tx, %i] : memref<64x3xf32>
+      %acc = memref.load %y[%tx] : memref<64xf32>
+      %sum = arith.addf %v, %acc : f32
+      memref.store %sum, %y[%tx] : memref<64xf32>
+    }
+    %shared = memref.alloca() : memref<64xf32, #gpu.address_space<workgroup>>
+    scf.for %i = %c0 to %c3 step %c1 {
+      %v = memref.load %x[%tx, %i] : memref<64x3xf32>
+      %acc = memref.load %shared[%tx] : memref<64xf32, #gpu.address_space<workgroup>>
+      %sum = arith.addf %v, %acc : f32
+      memref.store %sum, %shared[%tx] : memref<64xf32, #gpu.address_space<workgroup>>
+    }
+    gpu.terminator
+  } {kf.hoist_accumulators}
+  return
+}

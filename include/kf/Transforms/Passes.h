@@ -35,6 +35,15 @@ inline constexpr llvm::StringLiteral kReductionLanesAttrName =
 /// min.
 bool isLaneReduction(mlir::linalg::LinalgOp op);
 
+/// The loop order kf-interchange-to-output-order gives `op` (new loop i is
+/// old loop order[i]): its parallel loops in the order of the output's
+/// dimensions, then its reduction loops; nullopt where that is the order
+/// already, where an input varies fastest with another parallel loop than
+/// the output (a transpose), or where the output is not a permutation of
+/// the parallel loops.
+std::optional<llvm::SmallVector<unsigned>>
+outputOrderInterchange(mlir::linalg::LinalgOp op);
+
 #define GEN_PASS_DECL
 #include "kf/Transforms/Passes.h.inc"
 

@@ -98,6 +98,13 @@ def KFHoistAccumulators
     allocation; distinct arguments and allocations are distinct buffers, as
     kf's runtime allocates them). Barriers are allowed: the location is the
     thread's own. Operations with unknown memory effects stop the hoisting.
+
+    Scalar `memref.load` / `memref.store` pairs are hoisted the same way
+    (the pipeline runs the pass again after `convert-linalg-to-loops`: a
+    naively mapped reduction, whose launch the schedule marks, stores its
+    output element on every step otherwise), except in loops with a
+    barrier and in workgroup memory, where the location may be another
+    thread's to read between iterations.
   }];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect"];
@@ -251,6 +258,27 @@ def KFFuseElementwise : Pass<"kf-fuse-elementwise", "mlir::func::FuncOp"> {
     stop being a multiply-add, which the GEMM kernel needs); a producer
     left without uses disappears. Schedules run it with `transform.apply_registered_pass
     "kf-fuse-elementwise"` on the function before tiling.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def KFInterchangeToOutputOrder
+    : Pass<"kf-interchange-to-output-order", "mlir::func::FuncOp"> {
+  let summary = "Order an op's parallel loops as its output's dimensions, reductions last";
+  let description = [{
+    Schedules map the innermost parallel loop to the threads' x dimension:
+    coalesced where the loops follow the operands' memory order.
+    `linalg.depthwise_conv_2d_nchw_chw` iterates `(n, oh, ow, c, kh, kw)`
+    over NCHW tensors, so consecutive threads would read channels a plane
+    apart. For every linalg op on tensors whose output indexes each
+    parallel loop once (a projected permutation) and whose full-size inputs
+    vary fastest with the output's innermost loop too
+    (`kf::outputOrderInterchange`), this pass generalizes the op and
+    interchanges its loops into the output's order, reduction loops after
+    them in their order. Ops already in that order, and transposes (an
+    input and the output contiguous along different loops), are left as
+    they are. Schedules run it with `transform.apply_registered_pass
+    "kf-interchange-to-output-order"`.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }

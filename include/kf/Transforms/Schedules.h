@@ -101,6 +101,11 @@ struct Schedule {
   /// one) into a partial reduction over its innermost loop and a combining
   /// reduction (kf-decompose-reductions), so that a split applies.
   bool decomposeReductions = false;
+  /// Reorder each op's parallel loops as its output's dimensions, reduction
+  /// loops last (kf-interchange-to-output-order), so that the threads' x
+  /// runs along the output's contiguous dimension: a depthwise convolution
+  /// iterates (n, oh, ow, c, ...) over NCHW tensors.
+  bool interchangeLoops = false;
   /// Collapse each contraction's adjacent M loops into one, and its N loops
   /// (kf-collapse-contraction-dims): a 4-D tensor times a matrix becomes a
   /// GEMM.
@@ -236,7 +241,7 @@ mlir::FailureOr<std::string> renderSchedule(mlir::func::FuncOp reference,
 
 /// A schedule as JSON (what the experience library stores and reuses):
 /// {"fuse": bool, "collapse": bool, "decompose": bool (optional, false),
-/// "im2col": bool (optional, false),
+/// "im2col": bool (optional, false), "interchange": bool (optional, false),
 /// "collapse_mn": bool (optional, false), "epilogue": bool (optional,
 /// false), "commute_sums": bool (optional, false), "transpose": "none" | "b" |
 /// "ab" (optional, "none"), "splits": [int], "ops": [{"block": [int],
