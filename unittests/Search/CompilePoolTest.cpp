@@ -41,7 +41,12 @@ TEST(CompilePool, CompilesEveryScriptAndReportsEachOnce) {
     EXPECT_EQ(reply.predictedSeconds, 29.0 + scripts[index].text.size());
   });
   EXPECT_EQ(seen.size(), scripts.size());
-  EXPECT_EQ(pool.starts(), 2u); // the workers are reused
+  // The workers are reused: five scripts, at most two starts. Not exactly
+  // two: a thread that frees its slot before the other thread leases one
+  // lets the other take the same worker (one start; seen 1 run in 20 on a
+  // loaded 2-core machine).
+  EXPECT_GE(pool.starts(), 1u);
+  EXPECT_LE(pool.starts(), 2u);
 }
 
 TEST(CompilePool, ConcurrentCompilesShareTheWorkersWithoutMixingReplies) {
@@ -70,7 +75,7 @@ TEST(CompilePool, ConcurrentCompilesShareTheWorkersWithoutMixingReplies) {
   other.join();
   EXPECT_EQ(matchedShort, 6u);
   EXPECT_EQ(matchedLong, 6u);
-  EXPECT_EQ(pool.starts(), 2u);
+  EXPECT_LE(pool.starts(), 2u);
 }
 
 TEST(CompilePool, ACrashCostsOneCandidateAndAWorker) {
