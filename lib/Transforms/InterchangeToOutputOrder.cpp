@@ -28,10 +28,9 @@ namespace kf {
 
 using namespace mlir;
 
-/// The loop whose index the last result of `map` varies with fastest: the
-/// dimension of a plain `d` or of the last term of a sum (`oh * s + kh`
-/// varies with kh, but the parallel loop it moves with is the first term's:
-/// the caller looks for the parallel one among them).
+/// The loops the last result of `map` (the operand's contiguous dimension)
+/// varies with: one for a plain `d`, all of a sum's (`ow + kw`: the caller
+/// looks for the parallel ones among them).
 static SmallVector<unsigned> innermostDims(AffineMap map) {
   SmallVector<unsigned> dims;
   if (map.getNumResults() == 0)
@@ -63,10 +62,10 @@ kf::outputOrderInterchange(linalg::LinalgOp op) {
   // disagree (a transpose), no order coalesces both, and the written order
   // stands. Broadcast operands (a per-channel bias) are small and cached.
   for (OpOperand *input : op.getDpsInputOperands()) {
-    if (op.getMatchingIndexingMap(input).getNumResults() <
-        output.getNumResults())
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (map.getNumResults() < output.getNumResults())
       continue;
-    for (unsigned dim : innermostDims(op.getMatchingIndexingMap(input)))
+    for (unsigned dim : innermostDims(map))
       if (iterators[dim] == utils::IteratorType::parallel && dim != innermost)
         return std::nullopt;
   }
@@ -102,8 +101,8 @@ struct KFInterchangeToOutputOrderPass
           continue;
         generic = *generalized;
       }
-      if (failed(linalg::interchangeGenericOp(rewriter, generic, *order)))
-        continue;
+      // Fails only for an invalid permutation, which `order` is not.
+      (void)linalg::interchangeGenericOp(rewriter, generic, *order);
     }
   }
 };

@@ -633,13 +633,13 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
           ": !transform.any_op\n",
           i);
     // kf-hoist-accumulators keeps a staged op's outputs in registers, a
-    // GEMM kernel's, and a naively mapped reduction's (whose thread would
-    // otherwise store its output element on every step of the reduction:
-    // nine stores per output of a 3x3 depthwise convolution).
-    const ScheduledOp &info = (*ops)[i];
-    bool naiveReduction =
-        info.innerReduction.has_value() && schedule.ops[i].reductionLanes == 0;
-    if (gemms[i] || naiveReduction ||
+    // GEMM kernel's, and those of a reduction each thread runs alone (which
+    // would otherwise store its output element on every step of the
+    // reduction: nine stores per output of a 3x3 depthwise convolution).
+    // Reductions that lanes share are written by kf-distribute-reductions.
+    bool reductionPerThread = (*ops)[i].innerReduction.has_value() &&
+                              schedule.ops[i].reductionLanes == 0;
+    if (gemms[i] || reductionPerThread ||
         llvm::any_of(stagedOps,
                      [&](const StagedOp &staged) { return staged.index == i; }))
       os << llvm::formatv("    transform.annotate %mapped{0} \"{1}\" : "
