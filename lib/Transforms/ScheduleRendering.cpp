@@ -196,9 +196,19 @@ void renderStagedThreads(llvm::raw_ostream &os, ArrayRef<StagedOp> stagedOps) {
         "%wgpadding : !transform.any_op, !transform.param<i64>\n";
 }
 
+/// Whether the generic mapping `schedule` tiles more loops over blocks
+/// than the grid has dimensions.
+bool tilesOverLinearBlocks(const kf::OpSchedule &schedule) {
+  return llvm::count_if(schedule.blockTile,
+                        [](int64_t tile) { return tile > 0; }) > 3;
+}
+
 /// Checks the block tiles (and the thread counts' shape) of an op's
 /// generic mapping and renders its block forall, %block and %bforall: one
-/// block per tile, the innermost tiled loop on the grid's x.
+/// block per tile, the innermost tiled loop on the grid's x. More than
+/// three tiled loops (a 5-D op's batch and channels beside its depth, rows
+/// and columns) get linear block dimensions, which kf-linearize-block-foralls
+/// maps onto the grid's x after bufferization.
 LogicalResult renderBlockTiling(llvm::raw_ostream &os, unsigned index,
                                 const ScheduledOp &info,
                                 const kf::OpSchedule &schedule) {
@@ -210,25 +220,27 @@ LogicalResult renderBlockTiling(llvm::raw_ostream &os, unsigned index,
                           << " block tile sizes and " << schedule.threads.size()
                           << " thread counts, but this op has " << numParallel
                           << " parallel loops";
+  if (llvm::any_of(schedule.blockTile, [](int64_t tile) { return tile < 0; }) ||
+      llvm::any_of(schedule.threads, [](int64_t count) { return count < 0; }))
+    return op.emitError() << "negative tile size or thread count";
+  if (llvm::none_of(schedule.blockTile, [](int64_t tile) { return tile > 0; }))
+    return op.emitError() << "the schedule tiles no loop over blocks";
+  bool linear = tilesOverLinearBlocks(schedule);
   // Tile sizes are per loop of the op (reduction loops untiled).
   SmallVector<int64_t> blockTileSizes(info.numLoops, 0);
   SmallVector<std::string> blockMapping;
   // Mapped loops are numbered from the innermost tiled one (x) outwards.
   unsigned blockPosition = 0;
   for (int p = numParallel - 1; p >= 0; --p) {
-    if (schedule.blockTile[p] < 0 || schedule.threads[p] < 0)
-      return op.emitError() << "negative tile size or thread count";
     blockTileSizes[info.parallelLoops[p]] = schedule.blockTile[p];
     if (schedule.blockTile[p] == 0)
       continue;
-    if (blockPosition == 3)
-      return op.emitError()
-             << "the schedule tiles more than three parallel loops over "
-                "blocks; the grid has three dimensions";
-    blockMapping.push_back(mappingName("block", blockPosition++));
+    blockMapping.push_back(
+        linear
+            ? llvm::formatv("#gpu.block<linear_dim_{0}>", blockPosition).str()
+            : mappingName("block", blockPosition));
+    ++blockPosition;
   }
-  if (blockMapping.empty())
-    return op.emitError() << "the schedule tiles no loop over blocks";
   // Mapping lists follow the loop order (outermost first).
   std::reverse(blockMapping.begin(), blockMapping.end());
   os << llvm::formatv(
@@ -599,6 +611,18 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
           "\"buffer-loop-hoisting\" to %func : (!transform.any_op) -> "
           "!transform.any_op\n";
   std::string funcHandle = anyGemm ? "%func_h" : "%func";
+  // Block foralls over more loops than the grid has dimensions go onto its
+  // x (map_forall_to_blocks sizes linear mappings wrongly in MLIR 22).
+  bool linearBlocks = false;
+  for (auto [index, opSchedule] : llvm::enumerate(schedule.ops))
+    linearBlocks |= !gemms[index] && !fusedFills[index] &&
+                    !fusedEpilogues[index] && tilesOverLinearBlocks(opSchedule);
+  if (linearBlocks) {
+    os << "    %func_l = transform.apply_registered_pass "
+          "\"kf-linearize-block-foralls\" to "
+       << funcHandle << " : (!transform.any_op) -> !transform.any_op\n";
+    funcHandle = "%func_l";
+  }
   os << "    %foralls = transform.structured.match ops{[\"scf.forall\"]} in "
      << funcHandle << " : (!transform.any_op) -> !transform.any_op\n";
   // match walks in post-order: each op's thread foralls come before the

@@ -198,6 +198,11 @@ kf::OpShape shapeOf(const ScheduledOp &info) {
       info.laneReduction};
 }
 
+/// How many threads a default mapping wants at least before it tiles loops
+/// beyond the grid's three dimensions over blocks: the H200's 132 SMs hold
+/// 270,336 threads; four times that hides the last wave.
+constexpr int64_t kMinDefaultThreads = int64_t{1} << 20;
+
 /// The default mapping of one op (see buildDefaultSchedule).
 FailureOr<kf::OpSchedule>
 defaultOpSchedule(const ScheduledOp &info,
@@ -212,7 +217,7 @@ defaultOpSchedule(const ScheduledOp &info,
   opSchedule.blockTile.assign(numParallel, 0);
   opSchedule.threads.assign(numParallel, 0);
   // Innermost parallel loop -> x (64 wide: coalesced), next -> y (4), the
-  // third -> z (1); outer loops beyond three stay loops in each thread.
+  // third -> z (1); outer loops beyond three: see below.
   const int64_t preferred[] = {64, 4, 1};
   for (unsigned position = 0; position < std::min(numParallel, 3u);
        ++position) {
@@ -236,6 +241,30 @@ defaultOpSchedule(const ScheduledOp &info,
   if (!opSchedule.contraction.isSet())
     if (int64_t lanes = kf::defaultReductionLanes(shape))
       kf::setReductionLanes(opSchedule, shape, lanes);
+  // Loops beyond the grid's three dimensions (a 5-D op's batch and
+  // channels) stay loops in every thread unless the three that the grid
+  // takes leave the GPU short of threads: then they are tiled by one over
+  // blocks as well, innermost first, on linear block dimensions (a Conv3d's
+  // epilogue had 13,440 threads of 1,920 elements each). (The naive mapping
+  // above keeps them in the threads: it maps the trusted reference, which
+  // shares no more code with the candidates than it must.)
+  if (!opSchedule.contraction.isSet()) {
+    int64_t threads = 1;
+    for (unsigned p = numParallel - std::min(numParallel, 3u); p < numParallel;
+         ++p)
+      threads *= opSchedule.blockTile[p] > 0
+                     ? llvm::divideCeil(info.parallelSizes[p],
+                                        opSchedule.blockTile[p]) *
+                           std::max<int64_t>(opSchedule.threads[p], 1)
+                     : 1;
+    for (int p = static_cast<int>(numParallel) - 4;
+         p >= 0 && threads < kMinDefaultThreads; --p) {
+      if (opSchedule.blockTile[p] != 0)
+        continue;
+      opSchedule.blockTile[p] = 1;
+      threads *= info.parallelSizes[p];
+    }
+  }
   return opSchedule;
 }
 

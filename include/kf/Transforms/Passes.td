@@ -283,6 +283,31 @@ def KFInterchangeToOutputOrder
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def KFLinearizeBlockForalls
+    : Pass<"kf-linearize-block-foralls", "mlir::func::FuncOp"> {
+  let summary = "Map block foralls of linear block dimensions onto a one-dimensional grid";
+  let description = [{
+    The grid has three dimensions; a 5-D op (batch, channels, depth, rows,
+    columns) has five parallel loops. Schedules tile such an op over blocks
+    with `#gpu.block<linear_dim_k>` mappings (k counted from the innermost
+    tiled loop), which MLIR 22's `transform.gpu.map_forall_to_blocks`
+    linearizes wrongly: it sizes the grid from three of the loops (a
+    5-D forall of 14,336 tiles got a 1x8x14 grid). This pass rewrites every
+    bufferized `scf.forall` whose mapping is all linear block dimensions
+    into a one-dimensional forall over the product of its trip counts,
+    mapped to `#gpu.block<x>` (whose limit, 2^31-1 blocks, no suite problem
+    nears), with the original indices recovered by
+    `affine.delinearize_index` (linear_dim_0 fastest), so that
+    `map_forall_to_blocks` then maps it as any other. Foralls with x/y/z
+    mappings are left as they are. Schedules run it with
+    `transform.apply_registered_pass "kf-linearize-block-foralls"` after
+    bufferization.
+  }];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def KFCollapseReductionDims
     : Pass<"kf-collapse-reduction-dims", "mlir::func::FuncOp"> {
   let summary = "Collapse runs of adjacent reduction dimensions of linalg.generic ops";
