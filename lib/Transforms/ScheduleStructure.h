@@ -49,6 +49,8 @@ struct ScheduledOp {
   std::optional<unsigned> epilogue;
   /// Whether the lanes gene applies (kf::OpShape::laneReduction).
   bool laneReduction = false;
+  /// Whether the op is a strided reduction (kf::OpShape::stridedReduction).
+  bool stridedReduction = false;
 };
 
 /// The reference after the structure genes of `schedule`, in its own

@@ -24,6 +24,13 @@
 using namespace mlir;
 using namespace kf::schedule_detail;
 
+namespace {
+/// How many threads a default mapping wants at least before it tiles loops
+/// beyond the grid's three dimensions over blocks: the H200's 132 SMs hold
+/// 270,336 threads; four times that hides the last wave.
+constexpr int64_t kMinDefaultThreads = int64_t{1} << 20;
+} // namespace
+
 namespace kf::schedule_detail {
 
 /// The elementwise op that computes in place on the result of `op` (see
@@ -39,6 +46,28 @@ Operation *inPlaceEpilogue(linalg::LinalgOp op) {
       !epilogue.getMatchingIndexingMap(&use).isIdentity())
     return nullptr;
   return epilogue;
+}
+
+/// See kf::OpShape::stridedReduction.
+bool isStridedReduction(linalg::LinalgOp op, const ScheduledOp &info) {
+  if (!info.innerReduction || info.parallelLoops.empty() ||
+      info.numLoops - info.parallelLoops.size() != 1 ||
+      op.getNumDpsInits() != 1)
+    return false;
+  MLIRContext *context = op.getContext();
+  AffineExpr reduction = getAffineDimExpr(*info.innerReduction, context);
+  AffineExpr innermost = getAffineDimExpr(info.parallelLoops.back(), context);
+  bool coalesced = false;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (map.getNumResults() == 0)
+      continue;
+    if (map.getResults().back() == reduction)
+      return false;
+    coalesced |= map.getResults().back() == innermost &&
+                 map.isFunctionOfDim(*info.innerReduction);
+  }
+  return coalesced;
 }
 
 FailureOr<SmallVector<ScheduledOp>> collectOps(func::FuncOp reference) {
@@ -82,6 +111,7 @@ FailureOr<SmallVector<ScheduledOp>> collectOps(func::FuncOp reference) {
                    map.getResults().back() == reduction;
           });
     }
+    info.stridedReduction = isStridedReduction(op, info);
     ops.push_back(std::move(info));
     return WalkResult::advance();
   });
@@ -180,6 +210,19 @@ int64_t kf::defaultReductionLanes(const OpShape &shape) {
   return outputs < 512 ? 1024 : 256;
 }
 
+int64_t kf::stridedSplitFactor(const OpShape &shape) {
+  if (!shape.stridedReduction || shape.reductionLoops != 1)
+    return 0;
+  int64_t outputs = 1;
+  for (int64_t size : shape.parallelSizes)
+    outputs *= size;
+  int64_t length = shape.innerReductionSize, factor = 1;
+  while (outputs * factor < kMinDefaultThreads && length % (factor * 2) == 0 &&
+         length / (factor * 2) >= 32)
+    factor *= 2;
+  return factor > 1 ? factor : 0;
+}
+
 namespace kf::schedule_detail {
 void setContractionTile(kf::OpSchedule &schedule, const ScheduledOp &info,
                         const kf::ContractionLoops &loops,
@@ -195,13 +238,9 @@ kf::OpShape shapeOf(const ScheduledOp &info) {
       static_cast<unsigned>(info.numLoops - info.parallelLoops.size()),
       info.contraction ? std::optional(*info.contraction) : std::nullopt,
       info.epilogue,
-      info.laneReduction};
+      info.laneReduction,
+      info.stridedReduction};
 }
-
-/// How many threads a default mapping wants at least before it tiles loops
-/// beyond the grid's three dimensions over blocks: the H200's 132 SMs hold
-/// 270,336 threads; four times that hides the last wave.
-constexpr int64_t kMinDefaultThreads = int64_t{1} << 20;
 
 /// The default mapping of one op (see buildDefaultSchedule).
 FailureOr<kf::OpSchedule>
@@ -342,8 +381,12 @@ void renderStructure(llvm::raw_ostream &os, const kf::Schedule &schedule,
     // rows.
     // Only where the GEMM kernel can take the parts (a matrix-vector
     // product is a contraction no GEMM tile fits: its split stays inner).
-    if (splittable[index].contraction &&
-        kf::defaultContractionTile(*splittable[index].contraction)) {
+    // A strided reduction (a column sum) is split the same way: its parts
+    // become the partial op's outermost parallel loop, and the threads
+    // stay along the columns, each summing a contiguous run of rows.
+    if ((splittable[index].contraction &&
+         kf::defaultContractionTile(*splittable[index].contraction)) ||
+        splittable[index].stridedReduction) {
       os << llvm::formatv(
           "    %s{0}_init, %s{0}_fill, %s{0}_partial, %s{0}_combine = "
           "transform.structured.split_reduction %s{0} {{ split_factor = {1}, "
@@ -589,6 +632,9 @@ FailureOr<kf::Schedule> kf::buildDefaultSchedule(func::FuncOp reference,
     int64_t split = 0;
     if (op.contraction.isSet() && shape.contraction)
       split = kf::splitKFactor(*shape.contraction, op.contraction);
+    // A column sum over few columns splits its rows among parallel parts.
+    else if (!op.contraction.isSet() && op.reductionLanes == 0)
+      split = kf::stridedSplitFactor(shape);
     schedule.splitFactors.push_back(split);
     anySplit |= split > 0;
   }

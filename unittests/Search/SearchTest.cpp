@@ -624,6 +624,35 @@ TEST(Search, ReductionLanesByRowLength) {
   EXPECT_FALSE(setReductionLanes(unchanged, shortRows, 48));
 }
 
+TEST(Search, StridedSplitFactorFillsTheGpu) {
+  // Batch norm's column sums after a 16384 x 4096 GEMM: 4096 outputs, so
+  // 256 parts of 64 rows give a million threads.
+  OpShape columns{{4096}, 16384, 1};
+  columns.stridedReduction = true;
+  EXPECT_EQ(stridedSplitFactor(columns), 256);
+  // Short columns: each part keeps at least 32 rows.
+  OpShape shortColumns{{8192}, 1024, 1};
+  shortColumns.stridedReduction = true;
+  EXPECT_EQ(stridedSplitFactor(shortColumns), 32);
+  // Parts are powers of two that divide the reduction.
+  OpShape odd{{4096}, 3 * 1024, 1};
+  odd.stridedReduction = true;
+  EXPECT_EQ(stridedSplitFactor(odd), 64);
+  // Enough outputs already, too short to split, or not strided: none.
+  OpShape many{{1 << 20}, 4096, 1};
+  many.stridedReduction = true;
+  EXPECT_EQ(stridedSplitFactor(many), 0);
+  OpShape tiny{{64}, 48, 1};
+  tiny.stridedReduction = true;
+  EXPECT_EQ(stridedSplitFactor(tiny), 0);
+  OpShape rows{{4096}, 16384, 1};
+  rows.laneReduction = true;
+  EXPECT_EQ(stridedSplitFactor(rows), 0);
+  OpShape twoLoops{{4096}, 16384, 2};
+  twoLoops.stridedReduction = true;
+  EXPECT_EQ(stridedSplitFactor(twoLoops), 0);
+}
+
 TEST(Search, AdaptGenomeFitsAnotherProblemsSchedule) {
   // A schedule found for 256 x 4096 moved to 16 x 100: thread counts and
   // tiles shrink to fit, the vector width 4 (which divides 100) stays with

@@ -165,6 +165,14 @@ bool setReductionLanes(OpSchedule &schedule, const OpShape &shape,
 /// are too few outputs to fill the GPU otherwise).
 int64_t defaultReductionLanes(const OpShape &shape);
 
+/// The split the default schedule gives a strided reduction of `shape`
+/// (OpShape::stridedReduction: a column sum, batch norm's statistics after
+/// a GEMM) whose outputs alone give the GPU fewer than 2^20 threads: the
+/// reduction loop in that many parts (a power of two dividing it, each
+/// part at least 32 long), as parallel partial sums that a second op
+/// combines. 0 where that does not apply.
+int64_t stridedSplitFactor(const OpShape &shape);
+
 /// The iteration space of one linalg op of the reference, as a schedule
 /// sees it: the static ranges of its parallel loops (outermost first) and of
 /// its innermost reduction loop (0 when it has none).
@@ -182,6 +190,12 @@ struct OpShape {
   /// reads contiguously, and a body that folds each element into one
   /// 32-bit output with one add, mul, max or min.
   bool laneReduction = false;
+  /// Whether the op is a strided reduction: one reduction loop, which no
+  /// input reads contiguously, with an input read contiguously along the
+  /// innermost parallel loop (threads along it coalesce; each steps down
+  /// the reduction a row at a time). Its split parts are the partial op's
+  /// outermost loop (`insert_split_dimension = 0`), not its innermost.
+  bool stridedReduction = false;
 
   bool operator==(const OpShape &other) const {
     return parallelSizes == other.parallelSizes &&
