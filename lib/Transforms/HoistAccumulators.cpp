@@ -111,6 +111,14 @@ void carryThroughLoop(RewriterBase &rewriter, scf::ForOp loop, Operation *read,
                            [&] { stored.assign(newLoop.getResults().back()); });
 }
 
+/// Whether every operand of `op` (the location it reads) is defined
+/// outside `loop`, so that the same location is read on every iteration.
+bool operandsOutside(scf::ForOp loop, Operation *op) {
+  return llvm::all_of(op->getOperands(), [&](Value operand) {
+    return loop.isDefinedOutsideOfLoop(operand);
+  });
+}
+
 /// Whether `memref` lives in workgroup memory, which other threads of the
 /// block may read between barriers.
 bool inWorkgroupMemory(Value memref) {
@@ -130,10 +138,7 @@ bool hoistScalarPair(RewriterBase &rewriter, scf::ForOp loop) {
   if (hasBarrier)
     return false;
   for (auto load : loop.getBody()->getOps<memref::LoadOp>()) {
-    if (inWorkgroupMemory(load.getMemRef()) ||
-        !llvm::all_of(load->getOperands(), [&](Value operand) {
-          return loop.isDefinedOutsideOfLoop(operand);
-        }))
+    if (inWorkgroupMemory(load.getMemRef()) || !operandsOutside(loop, load))
       continue;
     memref::StoreOp store = matchingStore(loop, load);
     if (!store || touchesBuffer(loop, bufferOf(load.getMemRef()), load, store))
@@ -158,9 +163,7 @@ bool hoistOnePair(RewriterBase &rewriter, scf::ForOp loop) {
     });
     if (read.getMask() || !inBounds ||
         !isa<MemRefType>(read.getBase().getType()) ||
-        !llvm::all_of(read->getOperands(), [&](Value operand) {
-          return loop.isDefinedOutsideOfLoop(operand);
-        }))
+        !operandsOutside(loop, read))
       continue;
     vector::TransferWriteOp write = matchingWrite(loop, read);
     if (!write || touchesBuffer(loop, bufferOf(read.getBase()), read, write))

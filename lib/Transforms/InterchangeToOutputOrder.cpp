@@ -1,11 +1,10 @@
 //===- InterchangeToOutputOrder.cpp - Parallel loops in memory order ------===//
 //
 // A schedule maps an op's innermost parallel loop to the threads' x
-// dimension, the next one to y, and keeps loops beyond the third in each
-// thread: that is coalesced where the loop order follows the operands'
-// memory order, as the suite's generic ops do. Some named ops do not:
-// linalg.depthwise_conv_2d_nchw_chw iterates (n, oh, ow, c, kh, kw) over
-// NCHW tensors, so consecutive lanes took consecutive channels, 1 MB apart
+// dimension and the next one to y: that is coalesced where the loop order
+// follows the operands' memory order, as the suite's generic ops do. Some named
+// ops do not: linalg.depthwise_conv_2d_nchw_chw iterates (n, oh, ow, c, kh, kw)
+// over NCHW tensors, so consecutive lanes took consecutive channels, 1 MB apart
 // (L1-82 ran at 0.03 of eager). This pass generalizes such an op and
 // interchanges its loops into the output's order, reductions last
 // (upstream's linalg::generalizeNamedOp and linalg::interchangeGenericOp;

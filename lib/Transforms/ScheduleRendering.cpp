@@ -388,6 +388,8 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
   SmallVector<StagedOp> stagedOps;
   // The ops vectorized per thread (their block foralls' handles).
   SmallVector<unsigned> vectorizedOps;
+  // Whether a block forall tiles more loops than the grid has dimensions.
+  bool linearBlocks = false;
   for (auto [index, info, opSchedule] : llvm::enumerate(*ops, schedule.ops)) {
     if (fusedFills[index] || fusedEpilogues[index])
       continue;
@@ -404,6 +406,7 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
       foralls[index] = gemmEpilogues[index] ? 6 : 5;
       continue;
     }
+    linearBlocks |= tilesOverLinearBlocks(opSchedule);
     if (opSchedule.reductionLanes != 0) {
       FailureOr<SmallVector<int64_t, 3>> dims =
           renderLaneTiling(os, index, info, opSchedule);
@@ -613,10 +616,6 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
   std::string funcHandle = anyGemm ? "%func_h" : "%func";
   // Block foralls over more loops than the grid has dimensions go onto its
   // x (map_forall_to_blocks sizes linear mappings wrongly in MLIR 22).
-  bool linearBlocks = false;
-  for (auto [index, opSchedule] : llvm::enumerate(schedule.ops))
-    linearBlocks |= !gemms[index] && !fusedFills[index] &&
-                    !fusedEpilogues[index] && tilesOverLinearBlocks(opSchedule);
   if (linearBlocks) {
     os << "    %func_l = transform.apply_registered_pass "
           "\"kf-linearize-block-foralls\" to "

@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Linalg/TransformOps/LinalgTransformOps.h"
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Transforms/Passes.h"
@@ -202,9 +203,7 @@ int64_t kf::defaultReductionLanes(const OpShape &shape) {
     return 0;
   if (shape.innerReductionSize < 4096)
     return 32;
-  int64_t outputs = 1;
-  for (int64_t size : shape.parallelSizes)
-    outputs *= size;
+  int64_t outputs = computeProduct(shape.parallelSizes);
   // 132 SMs hold 2048 threads each: with few outputs, wider blocks keep
   // them busy.
   return outputs < 512 ? 1024 : 256;
@@ -213,9 +212,7 @@ int64_t kf::defaultReductionLanes(const OpShape &shape) {
 int64_t kf::stridedSplitFactor(const OpShape &shape) {
   if (!shape.stridedReduction || shape.reductionLoops != 1)
     return 0;
-  int64_t outputs = 1;
-  for (int64_t size : shape.parallelSizes)
-    outputs *= size;
+  int64_t outputs = computeProduct(shape.parallelSizes);
   int64_t length = shape.innerReductionSize, factor = 1;
   while (outputs * factor < kMinDefaultThreads && length % (factor * 2) == 0 &&
          length / (factor * 2) >= 32)
