@@ -73,10 +73,10 @@ std::string defaultCudaPath() {
 std::string cudaImportKey(llvm::StringRef sourcePath, llvm::StringRef source,
                           const kf::CudaImportOptions &options) {
   llvm::SHA256 hash;
-  // What an import depends on, in version 2 of the import (bump the
+  // What an import depends on, in version 3 of the import (bump the
   // version whenever importCuda's output changes: cached entries must not
   // outlive it). The file's stem names the gpu.module.
-  hash.update("kf-cuda-import-2\n");
+  hash.update("kf-cuda-import-3\n");
   hash.update(llvm::sys::path::stem(sourcePath).str() + "\n");
   for (const std::string &role : options.pointerRoles)
     hash.update("role " + role + "\n");
@@ -95,8 +95,7 @@ std::string locationText(Location location, llvm::StringRef sourcePath) {
   std::string text = sourcePath.str();
   location->walk([&](Location nested) {
     if (auto file = dyn_cast<FileLineColLoc>(nested)) {
-      text = (file.getFilename().getValue() + ":" +
-              llvm::Twine(file.getLine()))
+      text = (file.getFilename().getValue() + ":" + llvm::Twine(file.getLine()))
                  .str();
       return WalkResult::interrupt();
     }
@@ -167,6 +166,140 @@ compileCudaToIR(llvm::StringRef clang, llvm::StringRef cudaPath,
   return std::move(module);
 }
 
+/// The files `sourcePath` reaches that it may not: clang preprocesses it
+/// (-M: every file the preprocessor opened, whatever the spelling:
+/// #include, %:include, #import, line splices, #embed, __has_include) and
+/// every file must be the source itself or lie, after resolving links and
+/// "..", under the CUDA toolkit or a directory of clang's own search list
+/// for system headers (<...>), all public and read-only. Preprocessing
+/// alone never compiles the included text, so clang cannot quote a host
+/// file it was pointed at in an error message.
+llvm::Expected<std::vector<std::string>>
+filesOutsideSystemHeaders(llvm::StringRef clang, llvm::StringRef cudaPath,
+                          llvm::StringRef sourcePath,
+                          const kf::CudaImportOptions &options) {
+  TemporaryFile dependencies, diagnostics;
+  if (std::error_code error =
+          llvm::sys::fs::createTemporaryFile("kf-cuda", "d", dependencies.path))
+    return importError("cannot create a temporary file: " + error.message());
+  if (std::error_code error = llvm::sys::fs::createTemporaryFile(
+          "kf-cuda", "stderr", diagnostics.path))
+    return importError("cannot create a temporary file: " + error.message());
+  std::vector<std::string> arguments = {
+      clang.str(), "-x", "cuda", "--cuda-device-only",
+      "--cuda-gpu-arch=" + options.chip, "--cuda-path=" + cudaPath.str(),
+      "-Wno-unknown-cuda-version", "-fno-crash-diagnostics",
+      // -v prints the search list, -M the files opened.
+      "-v", "-M", "-MF", std::string(dependencies.path)};
+  for (const auto &[name, value] : options.defines)
+    arguments.push_back("-D" + name + "=" + value);
+  arguments.push_back(sourcePath.str());
+  llvm::SmallVector<llvm::StringRef> argv(arguments.begin(), arguments.end());
+  std::optional<llvm::StringRef> redirects[] = {
+      llvm::StringRef(""), llvm::StringRef(diagnostics.path),
+      llvm::StringRef(diagnostics.path)};
+  std::string executeError;
+  int status = llvm::sys::ExecuteAndWait(clang, argv, std::nullopt, redirects,
+                                         options.timeoutSeconds,
+                                         options.memoryLimitMB, &executeError);
+  std::string output;
+  if (auto text = llvm::MemoryBuffer::getFile(diagnostics.path))
+    output = (*text)->getBuffer().str();
+  if (status != 0) {
+    // Only clang's diagnostics, not the -v banner and command lines.
+    std::string errors;
+    llvm::SmallVector<llvm::StringRef> lines;
+    llvm::StringRef(output).split(lines, '\n');
+    for (llvm::StringRef line : lines)
+      if (line.contains("error:") || line.contains("fatal error:"))
+        errors += line.str() + "\n";
+    return importError(
+        llvm::formatv("{0} does not preprocess as CUDA device code ({1}):\n{2}",
+                      sourcePath,
+                      status < 0
+                          ? executeError
+                          : "clang exit status " + std::to_string(status),
+                      llvm::StringRef(errors).trim())
+            .str());
+  }
+
+  auto realPath = [](llvm::StringRef path) {
+    llvm::SmallString<256> real;
+    if (llvm::sys::fs::real_path(path, real))
+      return std::string();
+    return std::string(real);
+  };
+  // The system search list, between "#include <...> search starts here:"
+  // and "End of search list.".
+  std::vector<std::string> roots;
+  if (std::string cuda = realPath(cudaPath); !cuda.empty())
+    roots.push_back(cuda);
+  llvm::SmallVector<llvm::StringRef> lines;
+  llvm::StringRef(output).split(lines, '\n');
+  bool inSystemList = false;
+  for (llvm::StringRef line : lines) {
+    if (line.starts_with("#include <...> search starts here:")) {
+      inSystemList = true;
+      continue;
+    }
+    if (line.starts_with("End of search list."))
+      inSystemList = false;
+    if (inSystemList && line.starts_with(" "))
+      if (std::string root = realPath(line.trim()); !root.empty())
+        roots.push_back(root);
+  }
+
+  // The dependency file: "target: file file \\\n file ...", spaces in
+  // names escaped with a backslash.
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> text =
+      llvm::MemoryBuffer::getFile(dependencies.path);
+  if (!text)
+    return importError("cannot read clang's dependency list: " +
+                       text.getError().message());
+  llvm::StringRef list = (*text)->getBuffer();
+  size_t colon = list.find(": ");
+  list = colon == llvm::StringRef::npos ? "" : list.drop_front(colon + 2);
+  std::vector<std::string> files;
+  std::string current;
+  for (size_t i = 0; i < list.size(); ++i) {
+    char c = list[i];
+    if (c == '\\' && i + 1 < list.size() && list[i + 1] == ' ') {
+      current += ' ';
+      ++i;
+    } else if (c == '\\' && i + 1 < list.size() && list[i + 1] == '\n') {
+      ++i;
+    } else if (c == ' ' || c == '\n' || c == '\t') {
+      if (!current.empty())
+        files.push_back(std::move(current));
+      current.clear();
+    } else {
+      current += c;
+    }
+  }
+  if (!current.empty())
+    files.push_back(std::move(current));
+
+  std::string source = realPath(sourcePath);
+  std::vector<std::string> reasons;
+  for (const std::string &file : files) {
+    std::string real = realPath(file);
+    if (!real.empty() && real == source)
+      continue;
+    bool system =
+        !real.empty() && llvm::any_of(roots, [&](const std::string &root) {
+          return llvm::StringRef(real).starts_with(root) &&
+                 (real.size() == root.size() || real[root.size()] == '/');
+        });
+    if (!system)
+      reasons.push_back(
+          llvm::formatv("{0}: reaches {1}: a candidate may include only the "
+                        "CUDA toolkit's and the system's headers",
+                        sourcePath, real.empty() ? file : real)
+              .str());
+  }
+  return reasons;
+}
+
 /// Host functions defined by the host side of a CUDA source, other than
 /// what clang generates for it: each kernel's launch stub (its demangled
 /// name is the kernel's with __device_stub__ before the name) and the
@@ -210,32 +343,18 @@ std::vector<std::string> hostCodeIn(const llvm::Module &host,
 
 std::vector<std::string> kf::checkUntrustedCuda(llvm::StringRef source,
                                                 llvm::StringRef name) {
-  // The CUDA headers a kernel may need; anything else could pull in host
-  // code or code kf has not seen.
-  static const char *const allowed[] = {
-      "cuda_runtime.h",  "cuda.h", "cuda_fp16.h",        "cuda_bf16.h",
-      "math.h",          "cmath",  "stdint.h",           "cstdint",
-      "float.h",         "cfloat", "device_functions.h", "cooperative_groups.h",
-      "cuda/std/cstdint"};
+  // A first look at the text, for a clear early message: inline PTX
+  // bypasses every analysis kf makes on IR. It is not the guarantee (a
+  // macro can hide it): the imported IR is checked for llvm.inline_asm.
+  // What files the source reaches is decided by clang's dependency list.
   std::vector<std::string> reasons;
   llvm::SmallVector<llvm::StringRef> lines;
   source.split(lines, '\n');
   for (auto [index, rawLine] : llvm::enumerate(lines)) {
     llvm::StringRef line = rawLine.trim();
     unsigned number = index + 1;
-    if (line.consume_front("#")) {
-      line = line.ltrim();
-      if (line.consume_front("include")) {
-        llvm::StringRef header = line.trim().drop_front().drop_back();
-        if (!llvm::is_contained(allowed, header.str()))
-          reasons.push_back(llvm::formatv("{0}:{1}: #include {2}: only CUDA's "
-                                          "own headers may be included",
-                                          name, number, line.trim())
-                                .str());
-      }
+    if (line.starts_with("#"))
       continue;
-    }
-    // Inline PTX bypasses every analysis kf makes on IR.
     for (llvm::StringRef keyword : {"asm(", "asm (", "asm volatile"})
       if (line.contains(keyword)) {
         reasons.push_back(
@@ -303,6 +422,14 @@ kf::importCuda(llvm::StringRef sourcePath, MLIRContext *context,
                               "--cache-all)"));
   std::string cudaPath =
       options.cudaPath.empty() ? defaultCudaPath() : options.cudaPath;
+  if (options.untrusted) {
+    llvm::Expected<std::vector<std::string>> outside =
+        filesOutsideSystemHeaders(clang, cudaPath, sourcePath, options);
+    if (!outside)
+      return outside.takeError();
+    if (!outside->empty())
+      return importError("refused: " + llvm::join(*outside, "\nrefused: "));
+  }
   llvm::LLVMContext llvmContext;
   llvm::Expected<std::unique_ptr<llvm::Module>> llvmModule = compileCudaToIR(
       clang, cudaPath, sourcePath, "--cuda-device-only", options, llvmContext);

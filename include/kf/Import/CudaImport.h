@@ -35,8 +35,9 @@ struct CudaImportOptions {
   /// "output", "scratch"), written as kf.role argument attributes for the
   /// cheat checks; empty: none.
   std::vector<std::string> pointerRoles;
-  /// Device code from an untrusted source (a candidate): only CUDA's own
-  /// headers may be included and inline PTX (asm) is refused.
+  /// Device code from an untrusted source (a candidate): it may reach no
+  /// file but itself, the CUDA toolkit's headers and the system's (clang's
+  /// dependency list decides), and inline assembly is refused.
   bool untrusted = false;
   /// Preprocessor definitions (-DNAME=VALUE): a launch plan's parameters,
   /// so that device code can use them (tile sizes, unroll factors).
@@ -59,8 +60,10 @@ llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 importCuda(llvm::StringRef sourcePath, mlir::MLIRContext *context,
            const CudaImportOptions &options);
 
-/// Checks untrusted CUDA source text (see CudaImportOptions::untrusted):
-/// returns the reasons it is refused, "file:line: ..." each.
+/// A first screen of untrusted CUDA source text (see
+/// CudaImportOptions::untrusted) for inline PTX, for an early located
+/// message: returns the reasons it is refused, "file:line: ..." each. The
+/// import's guarantees come from clang's dependency list and the IR.
 std::vector<std::string> checkUntrustedCuda(llvm::StringRef source,
                                             llvm::StringRef name);
 
