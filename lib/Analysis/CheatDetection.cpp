@@ -2,7 +2,11 @@
 
 #include "kf/Analysis/CheatDetection.h"
 
+#include "CheatFunctionChecks.h"
+
+#include "kf/Analysis/IndexRanges.h"
 #include "kf/Analysis/KernelAnalysis.h"
+#include "kf/Analysis/MemoryAccesses.h"
 #include "kf/Dialect/KF/KFOps.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -14,7 +18,9 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
@@ -22,114 +28,14 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <deque>
+
 using namespace mlir;
 using namespace kf;
 
 namespace {
 
 enum class Role { Input, Output, Scratch, Unknown };
-
-/// A memory access: the op, the pointer or memref it goes through, and for
-/// stores the stored value (null for loads). A copy (memcpy, memref.copy,
-/// cp.async) stores what it reads through `copySource`.
-struct Access {
-  Operation *op;
-  Value base;
-  Value stored;
-  bool isStore;
-  Value copySource = {};
-};
-
-/// The accesses an op makes (none for most ops).
-SmallVector<Access> accessesOf(Operation *op) {
-  SmallVector<Access> result;
-  auto load = [&](Value base) { result.push_back({op, base, {}, false}); };
-  auto store = [&](Value base, Value value) {
-    result.push_back({op, base, value, true});
-  };
-  auto copy = [&](Value target, Value source) {
-    result.push_back({op, source, {}, false});
-    result.push_back({op, target, source, true, source});
-  };
-  llvm::TypeSwitch<Operation *>(op)
-      .Case([&](memref::LoadOp o) { load(o.getMemRef()); })
-      .Case([&](memref::StoreOp o) { store(o.getMemRef(), o.getValue()); })
-      .Case([&](memref::AtomicRMWOp o) { store(o.getMemref(), o.getValue()); })
-      .Case([&](memref::CopyOp o) { copy(o.getTarget(), o.getSource()); })
-      .Case([&](vector::LoadOp o) { load(o.getBase()); })
-      .Case([&](vector::StoreOp o) { store(o.getBase(), o.getValueToStore()); })
-      .Case([&](vector::MaskedLoadOp o) { load(o.getBase()); })
-      .Case([&](vector::MaskedStoreOp o) {
-        store(o.getBase(), o.getValueToStore());
-      })
-      .Case([&](vector::TransferReadOp o) { load(o.getBase()); })
-      .Case([&](vector::TransferWriteOp o) {
-        if (isa<MemRefType>(o.getBase().getType()))
-          store(o.getBase(), o.getVector());
-      })
-      .Case([&](vector::GatherOp o) { load(o.getBase()); })
-      .Case(
-          [&](vector::ScatterOp o) { store(o.getBase(), o.getValueToStore()); })
-      .Case([&](LLVM::LoadOp o) { load(o.getAddr()); })
-      .Case([&](LLVM::StoreOp o) { store(o.getAddr(), o.getValue()); })
-      .Case([&](LLVM::AtomicRMWOp o) { store(o.getPtr(), o.getVal()); })
-      .Case([&](LLVM::AtomicCmpXchgOp o) { store(o.getPtr(), o.getVal()); })
-      .Case([&](LLVM::MemcpyOp o) { copy(o.getDst(), o.getSrc()); })
-      .Case([&](LLVM::MemmoveOp o) { copy(o.getDst(), o.getSrc()); })
-      .Case([&](LLVM::MemsetOp o) { store(o.getDst(), o.getVal()); })
-      // Asynchronous copies (cp.async) from global to shared memory: the
-      // destination receives the source's data, as with memcpy.
-      .Case([&](nvgpu::DeviceAsyncCopyOp o) { copy(o.getDst(), o.getSrc()); })
-      .Case([&](NVVM::CpAsyncOp o) { copy(o.getDst(), o.getSrc()); })
-      .Case([&](LLVM::MaskedLoadOp o) { load(o.getData()); })
-      .Case([&](LLVM::MaskedStoreOp o) { store(o.getData(), o.getValue()); })
-      .Default([](Operation *) {});
-  return result;
-}
-
-/// Follows views, casts and pointer arithmetic back to where a pointer or
-/// memref comes from: a function argument, an allocation, a global's
-/// address, or something else (an integer turned into a pointer, a pointer
-/// loaded from memory).
-Value traceRoot(Value value) {
-  for (unsigned depth = 0; depth < 64; ++depth) {
-    Operation *def = value.getDefiningOp();
-    if (!def)
-      return value;
-    if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
-      value = view.getViewSource();
-      continue;
-    }
-    if (auto metadata = dyn_cast<memref::ExtractStridedMetadataOp>(def)) {
-      value = metadata.getSource();
-      continue;
-    }
-    if (isa<LLVM::GEPOp, LLVM::AddrSpaceCastOp, LLVM::BitcastOp,
-            UnrealizedConversionCastOp, memref::CastOp,
-            memref::MemorySpaceCastOp>(def)) {
-      value = def->getOperand(0);
-      continue;
-    }
-    if (auto extract = dyn_cast<LLVM::ExtractValueOp>(def)) {
-      // A field of a memref descriptor built with insertvalue.
-      Value container = extract.getContainer();
-      bool found = false;
-      while (auto insert = container.getDefiningOp<LLVM::InsertValueOp>()) {
-        if (insert.getPosition() == extract.getPosition()) {
-          value = insert.getValue();
-          found = true;
-          break;
-        }
-        container = insert.getContainer();
-      }
-      if (!found)
-        return value;
-      continue;
-    }
-    return value;
-  }
-  return value;
-}
 
 /// The number of arguments of a kernel. A gpu.func's entry block also holds
 /// its workgroup and private attributions after the arguments: those are
@@ -155,14 +61,28 @@ std::string describeValue(Value value) {
   return text;
 }
 
-bool isFloatNarrower(Type type, unsigned bits) {
-  if (auto shaped = dyn_cast<ShapedType>(type))
-    type = shaped.getElementType();
-  if (auto vector = dyn_cast<VectorType>(type))
-    type = vector.getElementType();
-  auto floatType = dyn_cast<FloatType>(type);
-  return floatType && floatType.getWidth() < bits;
-}
+/// One activation of a function in a kernel: the kernel itself, or a device
+/// function called from another frame, whose arguments are that call's
+/// operands. A function called from two places is two frames, so what a
+/// helper stores goes to the buffer each call passes it.
+struct Frame {
+  Operation *function;
+  Operation *call = nullptr;
+  const Frame *caller = nullptr;
+  Operation *kernel;
+  unsigned depth = 0;
+};
+
+/// How many frames one kernel may have: beyond it, the call graph is not
+/// followed (and the kernel is refused as not judged).
+constexpr unsigned kMaxFrames = 256;
+
+/// A read that a stored value depends on: the buffer, and the bytes of it
+/// when known (kernel-local buffers only; see CheatDetector::run).
+struct Read {
+  const void *buffer;
+  std::optional<ByteInterval> bytes;
+};
 
 class CheatDetector {
 public:
@@ -177,11 +97,20 @@ private:
   using BufferId = const void *;
 
   void assignRoles();
-  Role roleOf(Operation *kernel, Value root, BufferId &buffer);
-  void collectReads(Value value, llvm::SetVector<BufferId> &reads,
-                    Operation *kernel);
-  void checkCallsAndGlobals(Operation *kernel);
-  void checkPrecision(Operation *kernel);
+  /// The frames of `kernel`: itself and every device function it reaches.
+  void buildFrames(Operation *kernel);
+  void addCallees(const Frame *frame);
+  /// Where a pointer comes from, followed out of the frames that received
+  /// it as an argument: the root and the frame it is in.
+  std::pair<Value, const Frame *> resolveRoot(Value value,
+                                              const Frame *frame) const;
+  Role roleOf(const Frame *frame, Value root, BufferId &buffer);
+  /// Whether `root` (in `frame`) is memory of one kernel's own (shared
+  /// memory, an alloca), whose byte offsets mean the same in every access.
+  bool isKernelLocal(const Frame *frame, Value root) const;
+  void collectReads(Value value, SmallVectorImpl<Read> &reads,
+                    const Frame *frame);
+  void checkHostWrites();
   void add(StringRef code, Operation *op, Operation *kernel,
            const llvm::Twine &message) {
     findings.push_back({code.str(), op, kernelName(kernel), message.str()});
@@ -201,18 +130,45 @@ private:
       analysis = std::make_unique<KernelAnalysis>(kernel);
     return *analysis;
   }
+  /// The index ranges of `kernel`, built once.
+  IndexRanges &rangesOf(Operation *kernel) {
+    std::unique_ptr<IndexRanges> &ranges = indexRanges[kernel];
+    if (!ranges) {
+      const KernelAnalysis &analysis = analysisOf(kernel);
+      ranges = std::make_unique<IndexRanges>(kernel, analysis.blockSize,
+                                             analysis.gridSize);
+    }
+    return *ranges;
+  }
+  bool knownConstant(Value value) {
+    auto [it, inserted] = knownConstants.try_emplace(value, false);
+    if (inserted)
+      it->second = isKnownConstant(value);
+    return it->second;
+  }
 
   ModuleOp module;
   const CheatCheckOptions &options;
   SmallVector<CheatFinding> findings;
   llvm::DenseMap<Operation *, std::unique_ptr<KernelAnalysis>> analyses;
+  llvm::DenseMap<Operation *, std::unique_ptr<IndexRanges>> indexRanges;
+  llvm::DenseMap<Value, bool> knownConstants;
+  std::deque<Frame> frames;
+  llvm::DenseMap<Operation *, SmallVector<const Frame *>> framesOfKernel;
+  llvm::DenseMap<std::pair<const Frame *, Operation *>, const Frame *>
+      calleeFrames;
   /// Per kernel, per argument: the host value a launch passes (null when
   /// unknown) and its role.
   llvm::DenseMap<Operation *, SmallVector<std::pair<Value, Role>>> argRoles;
-  /// Host buffers that are outputs, with a printable name and element count.
+  /// Kernel arguments some launch passes a view of a host buffer (its byte
+  /// offsets are not the buffer's).
+  llvm::DenseSet<std::pair<Operation *, unsigned>> viewArguments;
+  /// Host buffers that are outputs, with a printable name, element count
+  /// and element size.
   struct OutputInfo {
     std::string name;
     int64_t elements = -1;
+    int64_t elementBytes = 0;
     Operation *anchor = nullptr;
   };
   llvm::MapVector<BufferId, OutputInfo> outputs;
@@ -250,8 +206,10 @@ void CheatDetector::assignRoles() {
     for (auto [index, operand] : llvm::enumerate(launch.getKernelOperands())) {
       if (index >= roles.size())
         break;
-      Value root = traceRoot(operand);
+      Value root = traceBufferRoot(operand);
       roles[index].first = root;
+      if (root != operand)
+        viewArguments.insert({kernel, unsigned(index)});
       if (roles[index].second != Role::Unknown)
         continue;
       auto arg = dyn_cast<BlockArgument>(root);
@@ -282,11 +240,16 @@ void CheatDetector::assignRoles() {
         OutputInfo &info = outputs[arg.getAsOpaquePointer()];
         info.anchor = host;
         info.name = describeValue(arg);
-        info.elements = cast<MemRefType>(arg.getType()).getNumElements();
+        auto type = cast<MemRefType>(arg.getType());
+        info.elements = type.getNumElements();
+        if (type.getElementType().isIntOrFloat())
+          info.elementBytes = type.getElementTypeBitWidth() / 8;
       }
     });
-  for (auto &[kernel, roles] : argRoles)
-    for (auto [index, entry] : llvm::enumerate(roles)) {
+  // In the module's order (argRoles is keyed by pointer): a finding about
+  // an output points at the first kernel that writes it, every run.
+  for (Operation *kernel : KernelAnalysis::findKernels(module))
+    for (auto [index, entry] : llvm::enumerate(argRoles[kernel])) {
       BlockArgument arg = kernel->getRegion(0).front().getArgument(index);
       BufferId id = entry.first ? entry.first.getAsOpaquePointer()
                                 : arg.getAsOpaquePointer();
@@ -303,21 +266,80 @@ void CheatDetector::assignRoles() {
       if (info.name.empty()) {
         Value named = entry.first ? entry.first : Value(arg);
         info.name = describeValue(named);
-        if (auto type = dyn_cast<MemRefType>(named.getType()))
+        if (auto type = dyn_cast<MemRefType>(named.getType())) {
           info.elements = type.getNumElements();
+          if (type.getElementType().isIntOrFloat())
+            info.elementBytes = type.getElementTypeBitWidth() / 8;
+        }
       }
     }
 }
 
-Role CheatDetector::roleOf(Operation *kernel, Value root, BufferId &buffer) {
+void CheatDetector::buildFrames(Operation *kernel) {
+  frames.push_back({kernel, nullptr, nullptr, kernel, 0});
+  framesOfKernel[kernel].push_back(&frames.back());
+  addCallees(&frames.back());
+}
+
+void CheatDetector::addCallees(const Frame *frame) {
+  frame->function->walk([&](CallOpInterface call) {
+    auto callee = dyn_cast_or_null<FunctionOpInterface>(call.resolveCallable());
+    if (!callee || callee.isExternal())
+      return WalkResult::advance(); // math functions; checkCalls judges
+    for (const Frame *active = frame; active; active = active->caller)
+      if (active->function == callee) {
+        add("recursive-call", call, frame->kernel,
+            llvm::formatv("calls '{0}' recursively: kf's checks cannot "
+                          "follow what it stores, so the kernel is not "
+                          "judged",
+                          cast<SymbolOpInterface>(*callee).getName()));
+        return WalkResult::advance();
+      }
+    SmallVector<const Frame *> &kernelFrames = framesOfKernel[frame->kernel];
+    if (kernelFrames.size() >= kMaxFrames) {
+      add("recursive-call", call, frame->kernel,
+          llvm::formatv("reaches more than {0} device function calls: kf's "
+                        "checks do not follow them all, so the kernel is not "
+                        "judged",
+                        kMaxFrames));
+      return WalkResult::interrupt();
+    }
+    frames.push_back({callee, call, frame, frame->kernel, frame->depth + 1});
+    const Frame *calleeFrame = &frames.back();
+    kernelFrames.push_back(calleeFrame);
+    calleeFrames[{frame, call}] = calleeFrame;
+    addCallees(calleeFrame);
+    return WalkResult::advance();
+  });
+}
+
+std::pair<Value, const Frame *>
+CheatDetector::resolveRoot(Value value, const Frame *frame) const {
+  Value root = traceBufferRoot(value);
+  while (frame->caller) {
+    auto arg = dyn_cast<BlockArgument>(root);
+    if (!arg || arg.getOwner() != &frame->function->getRegion(0).front())
+      break;
+    auto operands = cast<CallOpInterface>(frame->call).getArgOperands();
+    if (arg.getArgNumber() >= operands.size())
+      break;
+    root = traceBufferRoot(operands[arg.getArgNumber()]);
+    frame = frame->caller;
+  }
+  return {root, frame};
+}
+
+Role CheatDetector::roleOf(const Frame *frame, Value root, BufferId &buffer) {
   buffer = root.getAsOpaquePointer();
   // Every llvm.mlir.addressof of one global (shared memory after lowering)
   // is the same buffer.
   if (auto address = root.getDefiningOp<LLVM::AddressOfOp>())
     buffer = address.getGlobalNameAttr().getAsOpaquePointer();
-  if (!kernel)
+  if (!frame)
     return Role::Unknown;
-  std::optional<unsigned> index = kernelArgument(kernel, root);
+  Operation *kernel = frame->kernel;
+  std::optional<unsigned> index =
+      frame->caller ? std::nullopt : kernelArgument(kernel, root);
   if (!index)
     return Role::Scratch; // shared memory, allocas: kernel-local
   auto &entry = argRoles[kernel][*index];
@@ -326,31 +348,58 @@ Role CheatDetector::roleOf(Operation *kernel, Value root, BufferId &buffer) {
   return entry.second;
 }
 
-void CheatDetector::collectReads(Value value, llvm::SetVector<BufferId> &reads,
-                                 Operation *kernel) {
-  llvm::DenseSet<Value> visited;
-  SmallVector<Value> worklist{value};
+bool CheatDetector::isKernelLocal(const Frame *frame, Value root) const {
+  if (frame->caller || kernelArgument(frame->kernel, root))
+    return false;
+  Operation *def = root.getDefiningOp();
+  if (auto address = dyn_cast_or_null<LLVM::AddressOfOp>(def)) {
+    auto global = dyn_cast_or_null<LLVM::GlobalOp>(
+        SymbolTable::lookupNearestSymbolFrom(def, address.getGlobalNameAttr()));
+    return global && global.getAddrSpace() == 3;
+  }
+  // gpu.func workgroup and private attributions, allocas.
+  return isa<BlockArgument>(root) ||
+         isa_and_nonnull<LLVM::AllocaOp, memref::AllocaOp>(def);
+}
+
+void CheatDetector::collectReads(Value value, SmallVectorImpl<Read> &reads,
+                                 const Frame *frame) {
+  llvm::DenseSet<std::pair<Value, const Frame *>> visited;
+  SmallVector<std::pair<Value, const Frame *>> worklist{{value, frame}};
   while (!worklist.empty()) {
-    Value current = worklist.pop_back_val();
-    if (!current || !visited.insert(current).second)
+    auto [current, in] = worklist.pop_back_val();
+    if (!current || !visited.insert({current, in}).second)
+      continue;
+    // A value whose every bit is known does not depend on what it was
+    // computed from (input bits shifted or masked out).
+    if (knownConstant(current))
       continue;
     if (auto arg = dyn_cast<BlockArgument>(current)) {
       Block *block = arg.getOwner();
       Operation *parent = block->getParentOp();
       if (block->isEntryBlock()) {
+        // A device function's argument: what the call passed.
+        if (parent == in->function) {
+          if (in->caller) {
+            auto operands = cast<CallOpInterface>(in->call).getArgOperands();
+            if (arg.getArgNumber() < operands.size())
+              worklist.push_back({operands[arg.getArgNumber()], in->caller});
+          }
+          continue;
+        }
         // Loop-carried values: the initial and the yielded values.
         if (auto loop = dyn_cast<scf::ForOp>(parent)) {
           if (arg.getArgNumber() > 0) {
             unsigned iter = arg.getArgNumber() - 1;
-            worklist.push_back(loop.getInitArgs()[iter]);
+            worklist.push_back({loop.getInitArgs()[iter], in});
             worklist.push_back(
-                loop.getBody()->getTerminator()->getOperand(iter));
+                {loop.getBody()->getTerminator()->getOperand(iter), in});
           }
-          worklist.push_back(loop.getLowerBound());
-          worklist.push_back(loop.getUpperBound());
+          worklist.push_back({loop.getLowerBound(), in});
+          worklist.push_back({loop.getUpperBound(), in});
         } else if (auto loop = dyn_cast<scf::WhileOp>(parent)) {
           for (Value init : loop.getInits())
-            worklist.push_back(init);
+            worklist.push_back({init, in});
         }
         continue;
       }
@@ -359,171 +408,122 @@ void CheatDetector::collectReads(Value value, llvm::SetVector<BufferId> &reads,
       for (Block *pred : block->getPredecessors()) {
         Operation *terminator = pred->getTerminator();
         for (Value operand : terminator->getOperands())
-          worklist.push_back(operand);
+          worklist.push_back({operand, in});
       }
       continue;
     }
     Operation *def = current.getDefiningOp();
-    for (const Access &access : accessesOf(def))
+    for (const BufferAccess &access : accessesOf(def))
       if (!access.isStore) {
+        auto [root, rootFrame] = resolveRoot(access.base, in);
         BufferId id;
-        roleOf(kernel, traceRoot(access.base), id);
-        reads.insert(id);
+        roleOf(rootFrame, root, id);
+        std::optional<ByteInterval> bytes;
+        if (rootFrame == in && isKernelLocal(in, root))
+          bytes = rangesOf(in->kernel).bytesReached(def, access.base);
+        reads.push_back({id, bytes});
       }
+    // A call to a device function: what it returns (its arguments are
+    // followed from there).
+    if (auto it = calleeFrames.find({in, def}); it != calleeFrames.end()) {
+      const Frame *callee = it->second;
+      callee->function->walk([&](Operation *op) {
+        if (op->hasTrait<OpTrait::ReturnLike>() &&
+            op->getParentOp() == callee->function)
+          for (Value operand : op->getOperands())
+            worklist.push_back({operand, callee});
+      });
+      continue;
+    }
     for (Value operand : def->getOperands())
-      worklist.push_back(operand);
+      worklist.push_back({operand, in});
     // Values chosen by structured control flow depend on what it yields.
     for (Region &region : def->getRegions())
       region.walk([&](Operation *nested) {
         if (nested->hasTrait<OpTrait::IsTerminator>())
           for (Value operand : nested->getOperands())
-            worklist.push_back(operand);
+            worklist.push_back({operand, in});
       });
   }
 }
 
-void CheatDetector::checkCallsAndGlobals(Operation *kernel) {
-  auto gpuModule = kernel->getParentOfType<gpu::GPUModuleOp>();
-  kernel->walk([&](Operation *op) {
-    StringRef callee;
-    bool indirect = false;
-    if (auto call = dyn_cast<LLVM::CallOp>(op)) {
-      if (auto name = call.getCallee())
-        callee = *name;
-      else
-        indirect = true;
-    } else if (auto call = dyn_cast<func::CallOp>(op)) {
-      callee = call.getCallee();
-    } else if (isa<memref::AllocOp>(op)) {
-      auto type = cast<MemRefType>(op->getResult(0).getType());
-      if (!isa_and_nonnull<gpu::AddressSpaceAttr>(type.getMemorySpace()) &&
-          !type.getMemorySpaceAsInt())
-        add("disallowed-call", op, kernel,
-            "allocates global memory inside the kernel (device malloc); "
-            "kernels may only use the buffers they are given, shared memory "
-            "and registers");
+void CheatDetector::checkHostWrites() {
+  // Host code writing into an input (a copy, a fill, a store): the kernels
+  // would read what the candidate put there, not the problem's data.
+  module.walk([&](func::FuncOp host) {
+    if (host->getParentOfType<gpu::GPUModuleOp>())
       return;
-    } else {
-      return;
-    }
-    if (indirect) {
-      add("disallowed-call", op, kernel,
-          "makes an indirect call; kernels may only call math functions");
-      return;
-    }
-    if (callee.starts_with("cudaLaunchDevice") ||
-        callee.starts_with("cudaGetParameterBuffer") ||
-        callee.starts_with("cudaDeviceSynchronize") ||
-        callee.starts_with("cudaCGGetIntrinsicHandle")) {
-      add("dynamic-parallelism", op, kernel,
-          llvm::formatv("launches work from the device ('{0}'): dynamic "
-                        "parallelism escapes kf's timing and checks",
-                        callee));
-      return;
-    }
-    if (callee.starts_with("__nv_") || callee.starts_with("llvm."))
-      return;
-    // A device function of the same module with a body is kernel code too.
-    if (gpuModule)
-      if (auto target = gpuModule.lookupSymbol<FunctionOpInterface>(callee);
-          target && !target.isExternal())
+    host.walk([&](Operation *op) {
+      auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+      if (!effects)
         return;
-    add("disallowed-call", op, kernel,
-        llvm::formatv("calls '{0}'; kernels may only call math functions "
-                      "(libdevice __nv_*) and device functions of their "
-                      "module, no library or host functions",
-                      callee));
+      SmallVector<MemoryEffects::EffectInstance> instances;
+      effects.getEffects(instances);
+      for (const MemoryEffects::EffectInstance &effect : instances) {
+        if (!isa<MemoryEffects::Write>(effect.getEffect()) ||
+            !effect.getValue())
+          continue;
+        Value root = traceBufferRoot(effect.getValue());
+        if (inputs.contains(root.getAsOpaquePointer())) {
+          add("writes-input", op, nullptr,
+              llvm::formatv("host code writes to input {0}; inputs are "
+                            "read-only",
+                            describeValue(root)));
+          return;
+        }
+      }
+    });
   });
 }
 
-namespace {
-/// Bits of the floating-point kind a tensor-core op multiplies in, or 0
-/// when it is not a float kind (integer MMAs) or not known.
-unsigned mmaFloatBits(NVVM::MMATypes type) {
-  switch (type) {
-  case NVVM::MMATypes::f64:
-    return 64;
-  case NVVM::MMATypes::f32:
-    return 32;
-  case NVVM::MMATypes::tf32:
-    return 19;
-  case NVVM::MMATypes::f16:
-  case NVVM::MMATypes::bf16:
-    return 16;
-  case NVVM::MMATypes::e4m3:
-  case NVVM::MMATypes::e5m2:
-    return 8;
-  case NVVM::MMATypes::e3m2:
-  case NVVM::MMATypes::e2m3:
-    return 6;
-  case NVVM::MMATypes::e2m1:
-    return 4;
-  default:
-    return 0;
+/// The first bytes of [0, size) that no interval covers.
+std::optional<ByteInterval> firstGap(SmallVector<ByteInterval> intervals,
+                                     int64_t size) {
+  llvm::sort(intervals, [](const ByteInterval &a, const ByteInterval &b) {
+    return a.first < b.first;
+  });
+  int64_t next = 0;
+  for (const ByteInterval &interval : intervals) {
+    if (next >= size)
+      break;
+    if (interval.first > next)
+      return ByteInterval{next, std::min(interval.first, size) - 1};
+    next = std::max(next, interval.last + 1);
   }
-}
-
-/// The kind a tensor-core op multiplies its A operand in: written on the op
-/// (tf32 travels in i32 registers, so only the attribute tells), else read
-/// from the operand type (f16, bf16 and f64 fragments). WMMA ops always
-/// say it.
-std::optional<NVVM::MMATypes> multiplicandKind(Operation *op) {
-  if (auto mma = dyn_cast<NVVM::MmaOp>(op)) {
-    if (std::optional<NVVM::MMATypes> written = mma.getMultiplicandAPtxType())
-      return written;
-    if (mma.getOperandA().empty())
-      return std::nullopt;
-    Type type = getElementTypeOrSelf(mma.getOperandA().front().getType());
-    if (type.isF16())
-      return NVVM::MMATypes::f16;
-    if (type.isBF16())
-      return NVVM::MMATypes::bf16;
-    if (type.isF64())
-      return NVVM::MMATypes::f64;
-    return std::nullopt;
-  }
-  if (auto wmma = dyn_cast<NVVM::WMMAMmaOp>(op))
-    return wmma.getEltypeA();
+  if (next < size)
+    return ByteInterval{next, size - 1};
   return std::nullopt;
 }
-} // namespace
 
-void CheatDetector::checkPrecision(Operation *kernel) {
-  kernel->walk([&](Operation *op) {
-    // Tensor cores multiply in their operand kind whatever the registers
-    // hold: f32 bits fed to a tf32 mma lose 13 bits of mantissa with no
-    // conversion op to see.
-    if (std::optional<NVVM::MMATypes> kind = multiplicandKind(op)) {
-      unsigned bits = mmaFloatBits(*kind);
-      if (bits && bits < options.minFloatBits) {
-        add("lower-precision", op, kernel,
-            llvm::formatv("multiplies {0} operands on tensor cores: the "
-                          "problem is computed in at least {1}-bit floating "
-                          "point",
-                          NVVM::stringifyMMATypes(*kind),
-                          options.minFloatBits));
-        return WalkResult::interrupt();
-      }
-    }
-    if (isa<NVVM::ConvertFloatToTF32Op>(op)) {
-      add("lower-precision", op, kernel,
-          "converts to tf32: the problem is computed in at least " +
-              llvm::Twine(options.minFloatBits) + "-bit floating point");
-      return WalkResult::interrupt();
-    }
-    for (Type type : op->getResultTypes())
-      if (isFloatNarrower(type, options.minFloatBits)) {
-        std::string name;
-        llvm::raw_string_ostream os(name);
-        type.print(os);
-        add("lower-precision", op, kernel,
-            llvm::formatv("computes in {0}, narrower than the {1}-bit "
-                          "floating point the problem requires",
-                          name, options.minFloatBits));
-        return WalkResult::interrupt();
-      }
-    return WalkResult::advance();
-  });
+/// Whether the value `op` stores through `access` is overwritten before
+/// anything can read it: a later store to the same address in the same
+/// block, with only ops that neither read memory nor synchronize between.
+bool overwrittenBeforeRead(Operation *op, const BufferAccess &access) {
+  if (access.copySource || !access.stored)
+    return false;
+  auto otherOperands = [](Operation *store, Value stored) {
+    SmallVector<Value> operands;
+    for (Value operand : store->getOperands())
+      if (operand != stored)
+        operands.push_back(operand);
+    return operands;
+  };
+  SmallVector<Value> address = otherOperands(op, access.stored);
+  for (Operation *next = op->getNextNode(); next; next = next->getNextNode()) {
+    if (isMemoryEffectFree(next))
+      continue;
+    auto effects = dyn_cast<MemoryEffectOpInterface>(next);
+    if (!effects || effects.hasEffect<MemoryEffects::Read>() ||
+        next->getNumRegions())
+      return false;
+    SmallVector<BufferAccess> accesses = accessesOf(next);
+    if (accesses.size() == 1 && accesses.front().isStore &&
+        next->getName() == op->getName() && accesses.front().stored &&
+        accesses.front().stored.getType() == access.stored.getType() &&
+        otherOperands(next, accesses.front().stored) == address)
+      return true;
+  }
+  return false;
 }
 
 SmallVector<CheatFinding> CheatDetector::run() {
@@ -568,87 +568,141 @@ SmallVector<CheatFinding> CheatDetector::run() {
     }
   });
 
-  // Every store, with its target buffer and role.
+  // Every store, with its target buffer and role, the frame it runs in and
+  // the bytes of the target it reaches (when known).
   struct StoreFacts {
-    Access access;
-    Operation *kernel;
+    BufferAccess access;
+    const Frame *frame; // null for host code
     BufferId target;
     Role role;
+    std::optional<ByteInterval> bytes;
   };
   SmallVector<StoreFacts> stores;
 
   for (Operation *kernel : kernels) {
-    checkCallsAndGlobals(kernel);
-    checkPrecision(kernel);
-    kernel->walk([&](Operation *op) {
-      for (const Access &access : accessesOf(op)) {
-        Value root = traceRoot(access.base);
-        Operation *def = root.getDefiningOp();
-        bool foreign =
-            def && (isa<LLVM::IntToPtrOp, LLVM::LoadOp, LLVM::ZeroOp>(def) ||
-                    (isa<LLVM::AddressOfOp>(def) && access.isStore));
-        if (foreign && !isa<LLVM::AddressOfOp>(def)) {
-          add("foreign-pointer", op, kernel,
-              "accesses memory through a pointer that is not derived from "
-              "the kernel's arguments (an integer or a pointer loaded from "
-              "memory)");
-          continue;
-        }
-        if (!access.isStore)
-          continue;
-        BufferId target;
-        Role role = roleOf(kernel, root, target);
-        if (role == Role::Input) {
-          add("writes-input", op, kernel,
-              llvm::formatv("writes to input {0}; inputs are read-only",
-                            describeValue(root)));
-          continue;
-        }
-        stores.push_back({access, kernel, target, role});
+    buildFrames(kernel);
+    llvm::DenseSet<Operation *> judged;
+    for (const Frame *frame : framesOfKernel[kernel]) {
+      // A function's own ops are judged once per kernel, however often it
+      // is called.
+      if (judged.insert(frame->function).second) {
+        auto report = [&](StringRef code, Operation *op,
+                          const llvm::Twine &message) {
+          add(code, op, kernel, message);
+        };
+        kf::detail::checkCalls(frame->function, report);
+        kf::detail::checkPrecision(frame->function, options.minFloatBits,
+                                   report);
       }
-    });
+      frame->function->walk([&](Operation *op) {
+        for (const BufferAccess &access : accessesOf(op)) {
+          auto [root, rootFrame] = resolveRoot(access.base, frame);
+          Operation *def = root.getDefiningOp();
+          bool foreign =
+              def && isa<LLVM::IntToPtrOp, LLVM::LoadOp, LLVM::ZeroOp>(def);
+          if (foreign) {
+            add("foreign-pointer", op, kernel,
+                "accesses memory through a pointer that is not derived from "
+                "the kernel's arguments (an integer or a pointer loaded "
+                "from memory)");
+            continue;
+          }
+          if (!access.isStore)
+            continue;
+          BufferId target;
+          Role role = roleOf(rootFrame, root, target);
+          if (role == Role::Input) {
+            add("writes-input", op, kernel,
+                llvm::formatv(
+                    "writes to input {0}{1}; inputs are read-only",
+                    describeValue(root),
+                    frame->caller
+                        ? llvm::formatv(" (in '{0}', called from the kernel)",
+                                        cast<SymbolOpInterface>(frame->function)
+                                            .getName())
+                              .str()
+                        : std::string()));
+            continue;
+          }
+          // A store overwritten before anything reads it never reaches
+          // anyone: what it stores does not count.
+          if (overwrittenBeforeRead(op, access))
+            continue;
+          std::optional<ByteInterval> bytes;
+          std::optional<unsigned> argument =
+              rootFrame->caller ? std::nullopt : kernelArgument(kernel, root);
+          if (rootFrame == frame && !frame->caller &&
+              !(argument && viewArguments.contains({kernel, *argument})))
+            bytes = rangesOf(kernel).bytesReached(op, access.base);
+          stores.push_back({access, frame, target, role, bytes});
+        }
+      });
+    }
   }
 
-  // Host code: copies into outputs (e.g. from a reshaped temporary).
+  // Host code: copies into outputs (e.g. from a reshaped temporary), and
+  // writes into inputs.
   module.walk([&](func::FuncOp host) {
     host.walk([&](memref::CopyOp copy) {
       StoreFacts facts{{copy, copy.getTarget(), copy.getSource(), true},
                        nullptr,
-                       traceRoot(copy.getTarget()).getAsOpaquePointer(),
-                       Role::Unknown};
+                       traceBufferRoot(copy.getTarget()).getAsOpaquePointer(),
+                       Role::Unknown,
+                       std::nullopt};
       stores.push_back(facts);
     });
   });
+  checkHostWrites();
 
-  // Which buffers hold data derived from the inputs: a fixpoint over the
-  // stores (a temporary or shared buffer carries input data on).
-  llvm::DenseSet<BufferId> dependent = inputs;
-  llvm::DenseMap<Operation *, llvm::SetVector<BufferId>> readsOfStore;
-  for (StoreFacts &facts : stores) {
-    llvm::SetVector<BufferId> &reads = readsOfStore[facts.access.op];
-    if (facts.kernel) {
+  // Which stores carry data derived from the inputs: a fixpoint (a
+  // temporary or shared buffer carries input data on). Kernel-local
+  // buffers are followed by byte ranges: a read of the half of a shared
+  // buffer that only constants were stored to does not depend on the
+  // inputs stored to the other half. Other buffers count as a whole.
+  SmallVector<SmallVector<Read>> readsOfStore(stores.size());
+  for (auto [index, facts] : llvm::enumerate(stores)) {
+    SmallVector<Read> &reads = readsOfStore[index];
+    if (facts.frame) {
       if (facts.access.copySource) {
+        auto [root, rootFrame] =
+            resolveRoot(facts.access.copySource, facts.frame);
         BufferId source;
-        roleOf(facts.kernel, traceRoot(facts.access.copySource), source);
-        reads.insert(source);
+        roleOf(rootFrame, root, source);
+        reads.push_back({source, std::nullopt});
       }
-      collectReads(facts.access.stored, reads, facts.kernel);
+      collectReads(facts.access.stored, reads, facts.frame);
       // The address too: a value stored where an input says is data flow.
-      collectReads(facts.access.base, reads, facts.kernel);
+      collectReads(facts.access.base, reads, facts.frame);
     } else {
-      reads.insert(traceRoot(facts.access.stored).getAsOpaquePointer());
+      reads.push_back(
+          {traceBufferRoot(facts.access.stored).getAsOpaquePointer(),
+           std::nullopt});
     }
   }
+  // Per buffer, the bytes that hold input-derived data (std::nullopt: all).
+  llvm::DenseMap<BufferId, SmallVector<std::optional<ByteInterval>>> derived;
+  for (BufferId input : inputs)
+    derived[input].push_back(std::nullopt);
+  auto isDerived = [&](const Read &read) {
+    auto it = derived.find(read.buffer);
+    if (it == derived.end())
+      return false;
+    return llvm::any_of(it->second, [&](const std::optional<ByteInterval> &b) {
+      return !b || !read.bytes || b->overlaps(*read.bytes);
+    });
+  };
+  SmallVector<bool> storeDerived(stores.size(), false);
   for (bool changed = true; changed;) {
     changed = false;
-    for (StoreFacts &facts : stores) {
-      if (dependent.contains(facts.target))
+    for (auto [index, facts] : llvm::enumerate(stores)) {
+      if (storeDerived[index] || !llvm::any_of(readsOfStore[index], isDerived))
         continue;
-      if (llvm::any_of(readsOfStore[facts.access.op],
-                       [&](BufferId id) { return dependent.contains(id); })) {
-        dependent.insert(facts.target);
-        changed = true;
-      }
+      storeDerived[index] = true;
+      bool local =
+          facts.frame && facts.bytes &&
+          isKernelLocal(facts.frame, traceBufferRoot(facts.access.base));
+      derived[facts.target].push_back(local ? facts.bytes : std::nullopt);
+      changed = true;
     }
   }
 
@@ -665,35 +719,66 @@ SmallVector<CheatFinding> CheatDetector::run() {
   }
 
   for (auto &[id, info] : outputs) {
-    bool written = llvm::any_of(
-        stores, [&](const StoreFacts &facts) { return facts.target == id; });
-    if (!written) {
+    SmallVector<unsigned> toOutput;
+    for (auto [index, facts] : llvm::enumerate(stores))
+      if (facts.target == id)
+        toOutput.push_back(index);
+    if (toOutput.empty()) {
       add("output-not-written", info.anchor, info.anchor,
           llvm::formatv("output {0} is never written", info.name));
       continue;
     }
-    if (!dependent.contains(id)) {
+    if (!llvm::any_of(toOutput, [&](unsigned i) { return storeDerived[i]; })) {
       add("output-independent-of-inputs", info.anchor, info.anchor,
           llvm::formatv("output {0} never depends on any input: every value "
                         "stored to it is computed without reading the inputs",
                         info.name));
       continue;
     }
-    // Partial writes, where the store pattern decides it: each thread of
-    // the grid stores at most (vector width x loop trips) elements per
-    // store op; fewer than the output's elements in total cannot cover it.
     if (info.elements <= 0)
       continue;
+    // Partial writes, by what the stores' addresses can reach: the guards
+    // and index arithmetic bound each store's bytes; a part of the output
+    // that no store's bytes cover is never written.
+    if (info.elementBytes > 0) {
+      SmallVector<ByteInterval> reached;
+      bool known = true;
+      for (unsigned index : toOutput) {
+        const StoreFacts &facts = stores[index];
+        if (!facts.frame) {
+          reached.push_back({0, info.elements * info.elementBytes - 1});
+        } else if (facts.bytes) {
+          reached.push_back(*facts.bytes);
+        } else {
+          known = false;
+          break;
+        }
+      }
+      if (known)
+        if (std::optional<ByteInterval> gap =
+                firstGap(reached, info.elements * info.elementBytes)) {
+          add("output-partly-written", info.anchor, info.anchor,
+              llvm::formatv("output {0} has {1} elements but no store can "
+                            "reach elements {2} to {3}",
+                            info.name, info.elements,
+                            gap->first / info.elementBytes,
+                            gap->last / info.elementBytes));
+          continue;
+        }
+    }
+    // Partial writes, by count: each thread of the grid stores at most
+    // (vector width x loop trips) elements per store op; fewer than the
+    // output's elements in total cannot cover it.
     int64_t coverable = 0;
     bool decidable = true;
-    for (const StoreFacts &facts : stores) {
-      if (facts.target != id)
-        continue;
-      if (!facts.kernel) {
-        decidable = false; // a host copy writes whole buffers
-        break;
+    for (unsigned index : toOutput) {
+      const StoreFacts &facts = stores[index];
+      if (!facts.frame || facts.frame->caller) {
+        decidable = false; // a host copy writes whole buffers; helpers
+        break;             // run in loops of their callers
       }
-      const KernelAnalysis &analysis = analysisOf(facts.kernel);
+      Operation *kernel = facts.frame->kernel;
+      const KernelAnalysis &analysis = analysisOf(kernel);
       if (!analysis.blockSize || !analysis.gridSize) {
         decidable = false;
         break;
@@ -713,7 +798,7 @@ SmallVector<CheatFinding> CheatDetector::run() {
       // Enclosing loops (structured or natural CFG loops) with constant trip
       // counts; while loops and unknown trip counts leave it undecided.
       for (Operation *parent = facts.access.op->getParentOp();
-           parent && parent != facts.kernel; parent = parent->getParentOp())
+           parent && parent != kernel; parent = parent->getParentOp())
         if (isa<scf::WhileOp, scf::ParallelOp>(parent))
           decidable = false;
       for (const LoopFacts *loop : analysis.enclosingLoops(facts.access.op)) {

@@ -584,6 +584,19 @@ def KFDiagnose : Pass<"kf-diagnose", "mlir::ModuleOp"> {
   ];
 }
 
+def KFPrintIndexRanges : Pass<"kf-print-index-ranges", "mlir::ModuleOp"> {
+  let summary = "Remark the bytes each memory access of each kernel can reach";
+  let description = [{
+    The printer of kf::IndexRanges (include/kf/Analysis/IndexRanges.h), the
+    analysis the cheat checks bound stores with: for every load and store of
+    every kernel (gpu.func, or llvm.func with nvvm ops), a remark "reaches
+    bytes [first, last] of its buffer" (offsets from the buffer's start,
+    with the guards that dominate the access applied), or "reaches unknown
+    bytes". Block and grid sizes come from the kernel's launches or known
+    sizes.
+  }];
+}
+
 def KFDetectCheats : Pass<"kf-detect-cheats", "mlir::ModuleOp"> {
   let summary = "Reject kernels that do not compute their outputs from their inputs";
   let description = [{

@@ -9,7 +9,7 @@ module {
     %c1000 = arith.constant 1000 : index
     %zero = arith.constant 0.0 : f32
     %neg_inf = arith.constant 0xFF800000 : f32
-    // expected-error @below {{rejected [output-partly-written]: output %arg1 has 32000 elements but the kernels' stores can reach at most 16000 of them}}
+    // expected-error @below {{rejected [output-partly-written]: output %arg1 has 32000 elements but no store can reach elements 16000 to 31999}}
     gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
                threads(%tx, %ty, %tz) in (%sx = %c16, %sy = %c1, %sz = %c1) {
       %m = scf.for %j = %c0 to %c1000 step %c1 iter_args(%acc = %neg_inf) -> (f32) {

@@ -7,7 +7,7 @@ module {
     %c1 = arith.constant 1 : index
     %c1000 = arith.constant 1000 : index
     %zero = arith.constant 0.0 : f32
-    // expected-error @below {{rejected [output-partly-written]: output %arg1 has 64000 elements but the kernels' stores can reach at most 1000 of them}}
+    // expected-error @below {{rejected [output-partly-written]: output %arg1 has 64000 elements but no store can reach elements 1000 to 63999}}
     gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
                threads(%tx, %ty, %tz) in (%sx = %c1000, %sy = %c1, %sz = %c1) {
       %v = memref.load %x[%c0, %tx] : memref<64x1000xf32>
