@@ -285,7 +285,8 @@ defaultOpSchedule(const ScheduledOp &info,
   // above keeps them in the threads: it maps the trusted reference, which
   // shares no more code with the candidates than it must.)
   if (!opSchedule.contraction.isSet()) {
-    int64_t threads = 1;
+    // A lane reduction's outputs each take `lanes` threads.
+    int64_t threads = std::max<int64_t>(opSchedule.reductionLanes, 1);
     for (unsigned p = numParallel - std::min(numParallel, 3u); p < numParallel;
          ++p)
       threads *= opSchedule.blockTile[p] > 0
