@@ -113,7 +113,8 @@ private:
   void checkHostWrites();
   void add(StringRef code, Operation *op, Operation *kernel,
            const llvm::Twine &message) {
-    findings.push_back({code.str(), op, kernelName(kernel), message.str()});
+    findings.push_back({code.str(), op, op ? locationString(op) : "unknown",
+                        kernelName(kernel), message.str()});
   }
   static std::string kernelName(Operation *kernel) {
     if (!kernel)
@@ -829,7 +830,7 @@ SmallVector<CheatFinding> kf::detectCheats(ModuleOp module,
 }
 
 std::string kf::formatRejection(const CheatFinding &finding) {
-  std::string where = finding.op ? locationString(finding.op) : "unknown";
+  const std::string &where = finding.location;
   return llvm::formatv(
              "rejected [{0}]: {1} ({2}{3})", finding.code, finding.message,
              finding.kernel.empty() ? std::string()
@@ -839,9 +840,8 @@ std::string kf::formatRejection(const CheatFinding &finding) {
 }
 
 llvm::json::Value kf::toJSON(const CheatFinding &finding) {
-  return llvm::json::Object{
-      {"code", finding.code},
-      {"kernel", finding.kernel},
-      {"location", finding.op ? locationString(finding.op) : "unknown"},
-      {"message", finding.message}};
+  return llvm::json::Object{{"code", finding.code},
+                            {"kernel", finding.kernel},
+                            {"location", finding.location},
+                            {"message", finding.message}};
 }

@@ -112,8 +112,13 @@ lowerAndDiagnose(ModuleOp payload, unsigned numInputs,
     for (const kf::CheatFinding &finding : cheats)
       (finding.op ? finding.op : payload.getOperation())->emitError()
           << kf::formatRejection(finding);
+    // The findings outlive `payload` (the caller erases it): they keep
+    // their locations as text, and no pointer into it.
     if (rejections)
-      rejections->append(cheats.begin(), cheats.end());
+      for (kf::CheatFinding &finding : cheats) {
+        finding.op = nullptr;
+        rejections->push_back(std::move(finding));
+      }
     return failAt(kf::CompileStage::CheatCheck, failedStage);
   }
   // Roles served the cheat checks; LLVM IR has no place for them.

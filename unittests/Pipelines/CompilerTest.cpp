@@ -1,6 +1,8 @@
 //===- CompilerTest.cpp - Problem + schedule -> PTX -----------------------===//
 
 #include "kf/Pipelines/Compiler.h"
+
+#include "kf/Analysis/CheatDetection.h"
 #include "kf/Pipelines/CpuReference.h"
 
 #include "kf/Dialect/KF/KFOps.h"
@@ -118,6 +120,48 @@ TEST_F(CompilerTest, BrokenScheduleFailsAtTheTransformStage) {
   EXPECT_TRUE(failed(compiled));
   EXPECT_EQ(stage, kf::CompileStage::Transform);
   EXPECT_FALSE(diagnostics.empty());
+}
+
+TEST_F(CompilerTest, RejectionsOutliveTheCompiledModule) {
+  // A kernel candidate storing a constant: rejected at the cheat-check
+  // stage. The findings are read after compileKernelCandidate has erased the
+  // module they were found in (kf-evolve eval printed them from freed
+  // memory, and crashed on the GPU host now and then): they carry their
+  // location as text and no pointer into it.
+  OwningOpRef<ModuleOp> problem = parseSourceString<ModuleOp>(kScale, &context);
+  ASSERT_TRUE(problem);
+  OwningOpRef<ModuleOp> kernel = parseSourceString<ModuleOp>(R"mlir(
+    module {
+      func.func @scale(%x: memref<16x100xf32>, %y: memref<16x100xf32>) {
+        %c1 = arith.constant 1 : index
+        %c16 = arith.constant 16 : index
+        %c100 = arith.constant 100 : index
+        %two = arith.constant 2.0 : f32
+        gpu.launch blocks(%bx, %by, %bz) in (%gx = %c16, %gy = %c1, %gz = %c1)
+                   threads(%tx, %ty, %tz) in (%sx = %c100, %sy = %c1, %sz = %c1) {
+          memref.store %two, %y[%bx, %tx] : memref<16x100xf32>
+          gpu.terminator
+        }
+        return
+      }
+    })mlir",
+                                                             &context);
+  ASSERT_TRUE(kernel);
+  ScopedDiagnosticHandler handler(&context,
+                                  [](Diagnostic &) { return success(); });
+  kf::CompileStage stage;
+  SmallVector<kf::CheatFinding> rejections;
+  FailureOr<kf::CompiledCandidate> compiled = kf::compileKernelCandidate(
+      *problem, "", *kernel, kf::CompileOptions(), &stage, &rejections);
+  EXPECT_TRUE(failed(compiled));
+  EXPECT_EQ(stage, kf::CompileStage::CheatCheck);
+  ASSERT_EQ(rejections.size(), 1u);
+  EXPECT_EQ(rejections[0].code, "output-independent-of-inputs");
+  EXPECT_EQ(rejections[0].op, nullptr);
+  // The gpu.launch (line 8 of the kernel text, which starts with a newline).
+  EXPECT_EQ(rejections[0].location, "-:8:9");
+  EXPECT_NE(kf::formatRejection(rejections[0]).find(rejections[0].location),
+            std::string::npos);
 }
 
 TEST_F(CompilerTest, RuntimeKernelsCompileForTheChip) {

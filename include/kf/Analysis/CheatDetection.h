@@ -32,7 +32,12 @@ namespace kf {
 struct CheatFinding {
   /// Reason code, e.g. "writes-input" (the table is in docs/cheating.md).
   std::string code;
+  /// The op the finding is about, for diagnostics while the module lives
+  /// (null once the module is gone: compiling a candidate erases it).
   mlir::Operation *op = nullptr;
+  /// Where that op is ("file:line:col", or "unknown"), kept as text so
+  /// that a finding outlives its module.
+  std::string location = "unknown";
   std::string kernel;
   /// One sentence saying what the kernel does wrong.
   std::string message;
