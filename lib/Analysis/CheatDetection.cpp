@@ -3,6 +3,7 @@
 #include "kf/Analysis/CheatDetection.h"
 
 #include "CheatFunctionChecks.h"
+#include "StoreCoverage.h"
 
 #include "kf/Analysis/IndexRanges.h"
 #include "kf/Analysis/KernelAnalysis.h"
@@ -477,56 +478,6 @@ void CheatDetector::checkHostWrites() {
   });
 }
 
-/// The first bytes of [0, size) that no interval covers.
-std::optional<ByteInterval> firstGap(SmallVector<ByteInterval> intervals,
-                                     int64_t size) {
-  llvm::sort(intervals, [](const ByteInterval &a, const ByteInterval &b) {
-    return a.first < b.first;
-  });
-  int64_t next = 0;
-  for (const ByteInterval &interval : intervals) {
-    if (next >= size)
-      break;
-    if (interval.first > next)
-      return ByteInterval{next, std::min(interval.first, size) - 1};
-    next = std::max(next, interval.last + 1);
-  }
-  if (next < size)
-    return ByteInterval{next, size - 1};
-  return std::nullopt;
-}
-
-/// Whether the value `op` stores through `access` is overwritten before
-/// anything can read it: a later store to the same address in the same
-/// block, with only ops that neither read memory nor synchronize between.
-bool overwrittenBeforeRead(Operation *op, const BufferAccess &access) {
-  if (access.copySource || !access.stored)
-    return false;
-  auto otherOperands = [](Operation *store, Value stored) {
-    SmallVector<Value> operands;
-    for (Value operand : store->getOperands())
-      if (operand != stored)
-        operands.push_back(operand);
-    return operands;
-  };
-  SmallVector<Value> address = otherOperands(op, access.stored);
-  for (Operation *next = op->getNextNode(); next; next = next->getNextNode()) {
-    if (isMemoryEffectFree(next))
-      continue;
-    auto effects = dyn_cast<MemoryEffectOpInterface>(next);
-    if (!effects || effects.hasEffect<MemoryEffects::Read>() ||
-        next->getNumRegions())
-      return false;
-    SmallVector<BufferAccess> accesses = accessesOf(next);
-    if (accesses.size() == 1 && accesses.front().isStore &&
-        next->getName() == op->getName() && accesses.front().stored &&
-        accesses.front().stored.getType() == access.stored.getType() &&
-        otherOperands(next, accesses.front().stored) == address)
-      return true;
-  }
-  return false;
-}
-
 SmallVector<CheatFinding> CheatDetector::run() {
   assignRoles();
   SmallVector<Operation *> kernels = KernelAnalysis::findKernels(module);
@@ -627,7 +578,7 @@ SmallVector<CheatFinding> CheatDetector::run() {
           }
           // A store overwritten before anything reads it never reaches
           // anyone: what it stores does not count.
-          if (overwrittenBeforeRead(op, access))
+          if (kf::detail::overwrittenBeforeRead(op, access))
             continue;
           std::optional<ByteInterval> bytes;
           std::optional<unsigned> argument =
@@ -756,8 +707,8 @@ SmallVector<CheatFinding> CheatDetector::run() {
         }
       }
       if (known)
-        if (std::optional<ByteInterval> gap =
-                firstGap(reached, info.elements * info.elementBytes)) {
+        if (std::optional<ByteInterval> gap = kf::detail::firstGap(
+                reached, info.elements * info.elementBytes)) {
           add("output-partly-written", info.anchor, info.anchor,
               llvm::formatv("output {0} has {1} elements but no store can "
                             "reach elements {2} to {3}",
@@ -767,51 +718,23 @@ SmallVector<CheatFinding> CheatDetector::run() {
           continue;
         }
     }
-    // Partial writes, by count: each thread of the grid stores at most
-    // (vector width x loop trips) elements per store op; fewer than the
-    // output's elements in total cannot cover it.
+    // Partial writes, by count: fewer stores than the output has elements
+    // cannot cover it.
     int64_t coverable = 0;
     bool decidable = true;
     for (unsigned index : toOutput) {
       const StoreFacts &facts = stores[index];
-      if (!facts.frame || facts.frame->caller) {
-        decidable = false; // a host copy writes whole buffers; helpers
-        break;             // run in loops of their callers
-      }
-      Operation *kernel = facts.frame->kernel;
-      const KernelAnalysis &analysis = analysisOf(kernel);
-      if (!analysis.blockSize || !analysis.gridSize) {
+      // A host copy writes whole buffers; helpers run in loops of their
+      // callers.
+      std::optional<int64_t> reach;
+      if (facts.frame && !facts.frame->caller)
+        reach = kf::detail::storesAcrossTheGrid(analysisOf(facts.frame->kernel),
+                                                facts.access);
+      if (!reach) {
         decidable = false;
         break;
       }
-      int64_t threads = 1;
-      for (int i = 0; i < 3; ++i)
-        threads *= (*analysis.blockSize)[i] * (*analysis.gridSize)[i];
-      int64_t perThread = 1;
-      Type stored = facts.access.stored.getType();
-      if (auto vector = dyn_cast<VectorType>(stored))
-        perThread = vector.getNumElements();
-      if (isa<memref::CopyOp, LLVM::MemcpyOp, LLVM::MemsetOp, LLVM::MemmoveOp>(
-              facts.access.op)) {
-        decidable = false;
-        break;
-      }
-      // Enclosing loops (structured or natural CFG loops) with constant trip
-      // counts; while loops and unknown trip counts leave it undecided.
-      for (Operation *parent = facts.access.op->getParentOp();
-           parent && parent != kernel; parent = parent->getParentOp())
-        if (isa<scf::WhileOp, scf::ParallelOp>(parent))
-          decidable = false;
-      for (const LoopFacts *loop : analysis.enclosingLoops(facts.access.op)) {
-        if (!loop->tripCount) {
-          decidable = false;
-          break;
-        }
-        perThread *= *loop->tripCount;
-      }
-      if (!decidable)
-        break;
-      coverable += threads * perThread;
+      coverable += *reach;
     }
     if (decidable && coverable < info.elements)
       add("output-partly-written", info.anchor, info.anchor,
