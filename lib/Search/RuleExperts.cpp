@@ -123,7 +123,9 @@ int64_t totalThreads(const OpSchedule &op) {
 /// so at most three).
 bool canStage(const OpShape &shape) {
   unsigned n = shape.parallelSizes.size();
-  return n >= 2 && n <= 3 && shape.reductionLoops == 1 &&
+  // The staged kernel vectorizes its steps: an op the vectorizer refuses
+  // (an argmax's two outputs) cannot take it.
+  return n >= 2 && n <= 3 && shape.vectorizable && shape.reductionLoops == 1 &&
          shape.innerReductionSize >= 32 && shape.innerReductionSize % 8 == 0 &&
          shape.parallelSizes[n - 1] >= 32 && shape.parallelSizes[n - 2] >= 32;
 }
@@ -369,7 +371,8 @@ std::string mutateOp(OpSchedule &op, const OpShape &shape, unsigned index,
     // each thread then owns that many consecutive outputs).
     llvm::SmallVector<int64_t> widths;
     for (int64_t w : {1, 2, 4})
-      if (shape.parallelSizes[inner] % w == 0 && w != op.vectorWidth)
+      if (shape.parallelSizes[inner] % w == 0 && w != op.vectorWidth &&
+          (w == 1 || shape.vectorizable))
         widths.push_back(w);
     if (widths.empty() || op.threads[inner] == 0)
       return "";
@@ -383,7 +386,8 @@ std::string mutateOp(OpSchedule &op, const OpShape &shape, unsigned index,
       return "";
     llvm::SmallVector<int64_t> steps;
     for (int64_t s : {0, 4, 8, 16})
-      if ((s == 0 || shape.innerReductionSize % s == 0) &&
+      if ((s == 0 ||
+           (shape.innerReductionSize % s == 0 && shape.vectorizable)) &&
           s != op.reductionStep)
         steps.push_back(s);
     if (steps.empty())
@@ -634,7 +638,8 @@ kf::expertSeeds(const Schedule &defaultSchedule,
     bool changed = false;
     for (auto [op, shape] : llvm::zip_equal(genome.ops, structure.shapes)) {
       if (shape.parallelSizes.empty() || op.threads.back() == 0 ||
-          op.contraction.isSet() || op.reductionLanes > 0)
+          op.contraction.isSet() || op.reductionLanes > 0 ||
+          !shape.vectorizable)
         continue;
       // A loop left untiled (beyond the three the grid maps) would put its
       // whole extent into each thread's vectors, which renderSchedule
@@ -816,6 +821,12 @@ std::optional<Schedule> kf::adaptGenome(const Schedule &genome,
         (shape.innerReductionSize == 0 ||
          shape.innerReductionSize % op.reductionStep != 0))
       op.reductionStep = 0;
+    // An op upstream's vectorizer refuses stays scalar (a schedule found
+    // for another problem's op may vectorize it).
+    if (!shape.vectorizable) {
+      op.vectorWidth = 1;
+      op.reductionStep = 0;
+    }
     if (op.vectorWidth > 1 || op.reductionStep > 0)
       makeStatic(op, shape);
   }

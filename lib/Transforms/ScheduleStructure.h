@@ -51,6 +51,8 @@ struct ScheduledOp {
   bool laneReduction = false;
   /// Whether the op is a strided reduction (kf::OpShape::stridedReduction).
   bool stridedReduction = false;
+  /// Whether upstream's vectorizer takes the op (kf::OpShape::vectorizable).
+  bool vectorizable = true;
 };
 
 /// The reference after the structure genes of `schedule`, in its own

@@ -7,6 +7,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/TransformOps/LinalgTransformOps.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
@@ -113,6 +114,9 @@ FailureOr<SmallVector<ScheduledOp>> collectOps(func::FuncOp reference) {
           });
     }
     info.stridedReduction = isStridedReduction(op, info);
+    info.vectorizable = succeeded(linalg::vectorizeOpPrecondition(
+        op, /*inputVectorSizes=*/{}, /*inputScalableVecDims=*/{},
+        /*vectorizeNDExtract=*/true));
     ops.push_back(std::move(info));
     return WalkResult::advance();
   });
@@ -236,7 +240,8 @@ kf::OpShape shapeOf(const ScheduledOp &info) {
       info.contraction ? std::optional(*info.contraction) : std::nullopt,
       info.epilogue,
       info.laneReduction,
-      info.stridedReduction};
+      info.stridedReduction,
+      info.vectorizable};
 }
 
 /// The default mapping of one op (see buildDefaultSchedule).

@@ -638,3 +638,87 @@ TEST_F(ScheduleGenomeTest, HugeVectorizedThreadTilesAreRefused) {
 }
 
 } // namespace
+
+namespace {
+
+TEST_F(CompilerTest, DescribeOpsSaysWhatTheVectorizerTakes) {
+  // A transposed convolution's weight flip (reversed indices: not a
+  // projected permutation) and an argmax (two outputs folded by a compare
+  // and selects) are refused by upstream's vectorizer; an elementwise op
+  // and a padded gather (tensor.extract, vectorize_nd_extract) are taken.
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(R"mlir(
+    func.func @ops(%w: tensor<8x4x3x3xf32>, %x: tensor<16x64xf32>)
+        -> (tensor<4x8x3x3xf32>, tensor<16xf32>, tensor<16xi64>, tensor<16x64xf32>, tensor<16x66xf32>) {
+      %e0 = tensor.empty() : tensor<4x8x3x3xf32>
+      %flip = linalg.generic {
+          indexing_maps = [affine_map<(o, i, h, v) -> (i, o, 2 - h, 2 - v)>,
+                           affine_map<(o, i, h, v) -> (o, i, h, v)>],
+          iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+          ins(%w : tensor<8x4x3x3xf32>) outs(%e0 : tensor<4x8x3x3xf32>) {
+      ^bb0(%in: f32, %out: f32):
+        linalg.yield %in : f32
+      } -> tensor<4x8x3x3xf32>
+      %ninf = arith.constant 0xFF800000 : f32
+      %zero = arith.constant 0 : i64
+      %e1 = tensor.empty() : tensor<16xf32>
+      %e2 = tensor.empty() : tensor<16xi64>
+      %m0 = linalg.fill ins(%ninf : f32) outs(%e1 : tensor<16xf32>) -> tensor<16xf32>
+      %i0 = linalg.fill ins(%zero : i64) outs(%e2 : tensor<16xi64>) -> tensor<16xi64>
+      %max:2 = linalg.generic {
+          indexing_maps = [affine_map<(r, c) -> (r, c)>, affine_map<(r, c) -> (r)>,
+                           affine_map<(r, c) -> (r)>],
+          iterator_types = ["parallel", "reduction"]}
+          ins(%x : tensor<16x64xf32>) outs(%m0, %i0 : tensor<16xf32>, tensor<16xi64>) {
+      ^bb0(%in: f32, %best: f32, %at: i64):
+        %c = linalg.index 1 : index
+        %ci = arith.index_cast %c : index to i64
+        %gt = arith.cmpf ogt, %in, %best : f32
+        %v = arith.select %gt, %in, %best : f32
+        %j = arith.select %gt, %ci, %at : i64
+        linalg.yield %v, %j : f32, i64
+      } -> (tensor<16xf32>, tensor<16xi64>)
+      %e3 = tensor.empty() : tensor<16x64xf32>
+      %twice = linalg.generic {
+          indexing_maps = [affine_map<(r, c) -> (r, c)>, affine_map<(r, c) -> (r, c)>],
+          iterator_types = ["parallel", "parallel"]}
+          ins(%x : tensor<16x64xf32>) outs(%e3 : tensor<16x64xf32>) {
+      ^bb0(%in: f32, %out: f32):
+        %d = arith.addf %in, %in : f32
+        linalg.yield %d : f32
+      } -> tensor<16x64xf32>
+      %e4 = tensor.empty() : tensor<16x66xf32>
+      %padded = linalg.generic {
+          indexing_maps = [affine_map<(r, c) -> (r, c)>],
+          iterator_types = ["parallel", "parallel"]}
+          outs(%e4 : tensor<16x66xf32>) {
+      ^bb0(%out: f32):
+        %r = linalg.index 0 : index
+        %c = linalg.index 1 : index
+        %c1 = arith.constant 1 : index
+        %c63 = arith.constant 63 : index
+        %s = arith.subi %c, %c1 : index
+        %z = arith.constant 0 : index
+        %lo = arith.maxsi %s, %z : index
+        %in = arith.minsi %lo, %c63 : index
+        %v = tensor.extract %x[%r, %in] : tensor<16x64xf32>
+        linalg.yield %v : f32
+      } -> tensor<16x66xf32>
+      return %flip, %max#0, %max#1, %twice, %padded
+          : tensor<4x8x3x3xf32>, tensor<16xf32>, tensor<16xi64>, tensor<16x64xf32>, tensor<16x66xf32>
+    }
+  )mlir",
+                                                             &context);
+  ASSERT_TRUE(module);
+  auto function = *module->getOps<func::FuncOp>().begin();
+  FailureOr<SmallVector<kf::OpShape>> shapes = kf::describeOps(function);
+  ASSERT_TRUE(succeeded(shapes));
+  // flip, the two fills, argmax, twice, padded.
+  ASSERT_EQ(shapes->size(), 6u);
+  EXPECT_FALSE((*shapes)[0].vectorizable);
+  EXPECT_TRUE((*shapes)[1].vectorizable);
+  EXPECT_FALSE((*shapes)[3].vectorizable);
+  EXPECT_TRUE((*shapes)[4].vectorizable);
+  EXPECT_TRUE((*shapes)[5].vectorizable);
+}
+
+} // namespace

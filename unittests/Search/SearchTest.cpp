@@ -571,6 +571,29 @@ TEST(Search, SplitReductionsSeedLeavesGemmKernelsWhole) {
   EXPECT_EQ(factors[2], 0);
 }
 
+TEST(Search, VectorizedSeedSkipsOpsTheVectorizerRefuses) {
+  // A transposed convolution's weight flip, now tiled over blocks on every
+  // loop (it used to keep an untiled loop and be skipped for that), and an
+  // elementwise op. Vectorizing the flip failed the whole seed at the
+  // transform stage ("Attempted to vectorize, but failed": Level 2
+  // problems 91 and 93, Level 1 51, 52 and 95 lost 4 to 7 of 12
+  // candidates).
+  OpShape flip{{128, 64, 4, 4}, 0};
+  flip.vectorizable = false;
+  llvm::SmallVector<OpShape> ops = {flip, OpShape{{64, 256}, 0}};
+  Schedule defaults;
+  OpSchedule flipped, elementwise;
+  flipped.blockTile = {1, 1, 4, 4};
+  flipped.threads = {0, 1, 4, 4};
+  elementwise.blockTile = {4, 64};
+  elementwise.threads = {4, 64};
+  defaults.ops = {flipped, elementwise};
+  std::map<std::string, Schedule> seeds = seedsByName(defaults, ops);
+  ASSERT_TRUE(seeds.count("vectorized"));
+  EXPECT_EQ(seeds["vectorized"].ops[0].vectorWidth, 1);
+  EXPECT_EQ(seeds["vectorized"].ops[1].vectorWidth, 4);
+}
+
 TEST(Search, SplitReductionsSeedLeavesLaneReductionsToTheirLanes) {
   // A softmax-like row reduction an input reads contiguously: the seed
   // fuses and collapses but does not split it (its default mapping shares

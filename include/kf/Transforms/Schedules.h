@@ -196,6 +196,13 @@ struct OpShape {
   /// the reduction a row at a time). Its split parts are the partial op's
   /// outermost loop (`insert_split_dimension = 0`), not its innermost.
   bool stridedReduction = false;
+  /// Whether upstream's vectorizer takes the op
+  /// (linalg::vectorizeOpPrecondition, gathers with vectorize_nd_extract as
+  /// the renderer asks): a vector width or reduction step on an op it
+  /// refuses (a reversed index, as a transposed convolution's weight flip
+  /// has; an argmax's two outputs) fails the whole candidate at the
+  /// transform stage.
+  bool vectorizable = true;
 
   bool operator==(const OpShape &other) const {
     return parallelSizes == other.parallelSizes &&
