@@ -96,57 +96,31 @@ ConstantRange fromIntRanges(const ConstantIntRanges &ranges) {
   return between(ranges.smin().getSExtValue(), ranges.smax().getSExtValue());
 }
 
+/// LLVM's predicate of an arith.cmpi or llvm.icmp. Both dialects number
+/// their predicates as LLVM orders them, eq to uge.
 std::optional<llvm::CmpInst::Predicate> predicateOf(Operation *op) {
   using P = llvm::CmpInst::Predicate;
-  if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
-    switch (cmp.getPredicate()) {
-    case arith::CmpIPredicate::eq:
-      return P::ICMP_EQ;
-    case arith::CmpIPredicate::ne:
-      return P::ICMP_NE;
-    case arith::CmpIPredicate::slt:
-      return P::ICMP_SLT;
-    case arith::CmpIPredicate::sle:
-      return P::ICMP_SLE;
-    case arith::CmpIPredicate::sgt:
-      return P::ICMP_SGT;
-    case arith::CmpIPredicate::sge:
-      return P::ICMP_SGE;
-    case arith::CmpIPredicate::ult:
-      return P::ICMP_ULT;
-    case arith::CmpIPredicate::ule:
-      return P::ICMP_ULE;
-    case arith::CmpIPredicate::ugt:
-      return P::ICMP_UGT;
-    case arith::CmpIPredicate::uge:
-      return P::ICMP_UGE;
-    }
-  }
-  if (auto cmp = dyn_cast<LLVM::ICmpOp>(op)) {
-    switch (cmp.getPredicate()) {
-    case LLVM::ICmpPredicate::eq:
-      return P::ICMP_EQ;
-    case LLVM::ICmpPredicate::ne:
-      return P::ICMP_NE;
-    case LLVM::ICmpPredicate::slt:
-      return P::ICMP_SLT;
-    case LLVM::ICmpPredicate::sle:
-      return P::ICMP_SLE;
-    case LLVM::ICmpPredicate::sgt:
-      return P::ICMP_SGT;
-    case LLVM::ICmpPredicate::sge:
-      return P::ICMP_SGE;
-    case LLVM::ICmpPredicate::ult:
-      return P::ICMP_ULT;
-    case LLVM::ICmpPredicate::ule:
-      return P::ICMP_ULE;
-    case LLVM::ICmpPredicate::ugt:
-      return P::ICMP_UGT;
-    case LLVM::ICmpPredicate::uge:
-      return P::ICMP_UGE;
-    }
-  }
-  return std::nullopt;
+  static constexpr P byNumber[] = {
+      P::ICMP_EQ,  P::ICMP_NE,  P::ICMP_SLT, P::ICMP_SLE, P::ICMP_SGT,
+      P::ICMP_SGE, P::ICMP_ULT, P::ICMP_ULE, P::ICMP_UGT, P::ICMP_UGE};
+  static_assert(uint64_t(arith::CmpIPredicate::eq) == 0 &&
+                    uint64_t(arith::CmpIPredicate::slt) == 2 &&
+                    uint64_t(arith::CmpIPredicate::ult) == 6 &&
+                    uint64_t(arith::CmpIPredicate::uge) == 9,
+                "arith.cmpi predicates are numbered as LLVM orders them");
+  static_assert(uint64_t(LLVM::ICmpPredicate::eq) == 0 &&
+                    uint64_t(LLVM::ICmpPredicate::slt) == 2 &&
+                    uint64_t(LLVM::ICmpPredicate::ult) == 6 &&
+                    uint64_t(LLVM::ICmpPredicate::uge) == 9,
+                "llvm.icmp predicates are numbered as LLVM orders them");
+  std::optional<uint64_t> number;
+  if (auto cmp = dyn_cast<arith::CmpIOp>(op))
+    number = uint64_t(cmp.getPredicate());
+  else if (auto cmp = dyn_cast<LLVM::ICmpOp>(op))
+    number = uint64_t(cmp.getPredicate());
+  if (!number || *number >= std::size(byNumber))
+    return std::nullopt;
+  return byNumber[*number];
 }
 
 bool isConstantTrue(Value value) {

@@ -104,6 +104,39 @@ std::string locationText(Location location, llvm::StringRef sourcePath) {
   return text;
 }
 
+/// What a clang run gave: its exit status (negative when it could not run
+/// or was stopped: then `executeError` says why) and its output (stdout and
+/// stderr together).
+struct ClangRun {
+  int status = 0;
+  std::string output, executeError;
+};
+
+/// Runs clang with `arguments` (the driver first) in a subprocess, under
+/// the import's time limit and, for untrusted source, its memory limit
+/// (setrlimit through ExecuteAndWait: a macro that doubles 41 times must
+/// end in an error, not take the machine's memory).
+llvm::Expected<ClangRun> runClang(llvm::StringRef clang,
+                                  llvm::ArrayRef<std::string> arguments,
+                                  const kf::CudaImportOptions &options) {
+  TemporaryFile output;
+  if (std::error_code error =
+          llvm::sys::fs::createTemporaryFile("kf-cuda", "stderr", output.path))
+    return importError("cannot create a temporary file: " + error.message());
+  llvm::SmallVector<llvm::StringRef> argv(arguments.begin(), arguments.end());
+  std::optional<llvm::StringRef> redirects[] = {llvm::StringRef(""),
+                                                llvm::StringRef(output.path),
+                                                llvm::StringRef(output.path)};
+  ClangRun run;
+  unsigned memoryLimitMB = options.untrusted ? options.memoryLimitMB : 0;
+  run.status = llvm::sys::ExecuteAndWait(clang, argv, std::nullopt, redirects,
+                                         options.timeoutSeconds, memoryLimitMB,
+                                         &run.executeError);
+  if (auto text = llvm::MemoryBuffer::getFile(output.path))
+    run.output = (*text)->getBuffer().str();
+  return run;
+}
+
 /// Compiles `sourcePath` with clang in `mode` (--cuda-device-only or
 /// --cuda-host-only) to LLVM IR, in a subprocess with a time limit. Code
 /// that does not compile fails with clang's diagnostics.
@@ -112,12 +145,9 @@ compileCudaToIR(llvm::StringRef clang, llvm::StringRef cudaPath,
                 llvm::StringRef sourcePath, llvm::StringRef mode,
                 const kf::CudaImportOptions &options,
                 llvm::LLVMContext &llvmContext) {
-  TemporaryFile ir, diagnostics;
+  TemporaryFile ir;
   if (std::error_code error =
           llvm::sys::fs::createTemporaryFile("kf-cuda", "ll", ir.path))
-    return importError("cannot create a temporary file: " + error.message());
-  if (std::error_code error = llvm::sys::fs::createTemporaryFile(
-          "kf-cuda", "stderr", diagnostics.path))
     return importError("cannot create a temporary file: " + error.message());
   std::vector<std::string> arguments = {
       clang.str(), "-x", "cuda", mode.str(), "--cuda-gpu-arch=" + options.chip,
@@ -133,29 +163,18 @@ compileCudaToIR(llvm::StringRef clang, llvm::StringRef cudaPath,
   for (const auto &[name, value] : options.defines)
     arguments.push_back("-D" + name + "=" + value);
   arguments.push_back(sourcePath.str());
-  llvm::SmallVector<llvm::StringRef> argv(arguments.begin(), arguments.end());
-  std::optional<llvm::StringRef> redirects[] = {
-      llvm::StringRef(""), llvm::StringRef(diagnostics.path),
-      llvm::StringRef(diagnostics.path)};
-  std::string executeError;
-  // Untrusted source runs clang under a memory limit (setrlimit through
-  // ExecuteAndWait) as well as the time limit: a macro that doubles 41
-  // times must end in an error, not take the machine's memory.
-  unsigned memoryLimitMB = options.untrusted ? options.memoryLimitMB : 0;
-  int status = llvm::sys::ExecuteAndWait(clang, argv, std::nullopt, redirects,
-                                         options.timeoutSeconds, memoryLimitMB,
-                                         &executeError);
-  std::string compilerOutput;
-  if (auto text = llvm::MemoryBuffer::getFile(diagnostics.path))
-    compilerOutput = (*text)->getBuffer().trim().str();
-  if (status != 0)
+  llvm::Expected<ClangRun> run = runClang(clang, arguments, options);
+  if (!run)
+    return run.takeError();
+  if (run->status != 0)
     return importError(
-        llvm::formatv(
-            "{0} does not compile as CUDA {1} code ({2}):\n{3}", sourcePath,
-            mode == "--cuda-host-only" ? "host" : "device",
-            status < 0 ? executeError
-                       : "clang exit status " + std::to_string(status),
-            compilerOutput)
+        llvm::formatv("{0} does not compile as CUDA {1} code ({2}):\n{3}",
+                      sourcePath,
+                      mode == "--cuda-host-only" ? "host" : "device",
+                      run->status < 0
+                          ? run->executeError
+                          : "clang exit status " + std::to_string(run->status),
+                      llvm::StringRef(run->output).trim())
             .str());
   llvm::SMDiagnostic parseError;
   std::unique_ptr<llvm::Module> module =
@@ -178,12 +197,9 @@ llvm::Expected<std::vector<std::string>>
 filesOutsideSystemHeaders(llvm::StringRef clang, llvm::StringRef cudaPath,
                           llvm::StringRef sourcePath,
                           const kf::CudaImportOptions &options) {
-  TemporaryFile dependencies, diagnostics;
+  TemporaryFile dependencies;
   if (std::error_code error =
           llvm::sys::fs::createTemporaryFile("kf-cuda", "d", dependencies.path))
-    return importError("cannot create a temporary file: " + error.message());
-  if (std::error_code error = llvm::sys::fs::createTemporaryFile(
-          "kf-cuda", "stderr", diagnostics.path))
     return importError("cannot create a temporary file: " + error.message());
   std::vector<std::string> arguments = {
       clang.str(), "-x", "cuda", "--cuda-device-only",
@@ -194,31 +210,24 @@ filesOutsideSystemHeaders(llvm::StringRef clang, llvm::StringRef cudaPath,
   for (const auto &[name, value] : options.defines)
     arguments.push_back("-D" + name + "=" + value);
   arguments.push_back(sourcePath.str());
-  llvm::SmallVector<llvm::StringRef> argv(arguments.begin(), arguments.end());
-  std::optional<llvm::StringRef> redirects[] = {
-      llvm::StringRef(""), llvm::StringRef(diagnostics.path),
-      llvm::StringRef(diagnostics.path)};
-  std::string executeError;
-  int status = llvm::sys::ExecuteAndWait(clang, argv, std::nullopt, redirects,
-                                         options.timeoutSeconds,
-                                         options.memoryLimitMB, &executeError);
-  std::string output;
-  if (auto text = llvm::MemoryBuffer::getFile(diagnostics.path))
-    output = (*text)->getBuffer().str();
-  if (status != 0) {
+  llvm::Expected<ClangRun> run = runClang(clang, arguments, options);
+  if (!run)
+    return run.takeError();
+  const std::string &output = run->output;
+  if (run->status != 0) {
     // Only clang's diagnostics, not the -v banner and command lines.
     std::string errors;
     llvm::SmallVector<llvm::StringRef> lines;
     llvm::StringRef(output).split(lines, '\n');
     for (llvm::StringRef line : lines)
-      if (line.contains("error:") || line.contains("fatal error:"))
+      if (line.contains("error:"))
         errors += line.str() + "\n";
     return importError(
         llvm::formatv("{0} does not preprocess as CUDA device code ({1}):\n{2}",
                       sourcePath,
-                      status < 0
-                          ? executeError
-                          : "clang exit status " + std::to_string(status),
+                      run->status < 0
+                          ? run->executeError
+                          : "clang exit status " + std::to_string(run->status),
                       llvm::StringRef(errors).trim())
             .str());
   }
