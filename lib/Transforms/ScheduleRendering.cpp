@@ -197,18 +197,34 @@ void renderStagedThreads(llvm::raw_ostream &os, ArrayRef<StagedOp> stagedOps) {
 }
 
 /// Whether the generic mapping `schedule` tiles more loops over blocks
-/// than the grid has dimensions.
-bool tilesOverLinearBlocks(const kf::OpSchedule &schedule) {
-  return llvm::count_if(schedule.blockTile,
-                        [](int64_t tile) { return tile > 0; }) > 3;
+/// than the grid has dimensions, or more blocks along y or z than it takes.
+bool tilesOverLinearBlocks(const kf::OpSchedule &schedule,
+                           ArrayRef<int64_t> parallelSizes) {
+  if (llvm::count_if(schedule.blockTile,
+                     [](int64_t tile) { return tile > 0; }) > 3)
+    return true;
+  // Or when the grid's y or z would hold more than the 65,535 blocks the
+  // hardware allows there (map_forall_to_blocks refuses such a launch; x
+  // takes 2^31 - 1): a tile of one row of a 262,144-row op.
+  unsigned position = 0;
+  for (int p = static_cast<int>(schedule.blockTile.size()) - 1; p >= 0; --p) {
+    if (schedule.blockTile[p] <= 0)
+      continue;
+    if (position > 0 && static_cast<size_t>(p) < parallelSizes.size() &&
+        llvm::divideCeil(parallelSizes[p], schedule.blockTile[p]) > 65535)
+      return true;
+    ++position;
+  }
+  return false;
 }
 
 /// Checks the block tiles (and the thread counts' shape) of an op's
 /// generic mapping and renders its block forall, %block and %bforall: one
 /// block per tile, the innermost tiled loop on the grid's x. More than
 /// three tiled loops (a 5-D op's batch and channels beside its depth, rows
-/// and columns) get linear block dimensions, which kf-linearize-block-foralls
-/// maps onto the grid's x after bufferization.
+/// and columns), or more than 65,535 tiles along y or z, get linear block
+/// dimensions, which kf-linearize-block-foralls maps onto the grid's x
+/// after bufferization.
 LogicalResult renderBlockTiling(llvm::raw_ostream &os, unsigned index,
                                 const ScheduledOp &info,
                                 const kf::OpSchedule &schedule) {
@@ -225,7 +241,7 @@ LogicalResult renderBlockTiling(llvm::raw_ostream &os, unsigned index,
     return op.emitError() << "negative tile size or thread count";
   if (llvm::none_of(schedule.blockTile, [](int64_t tile) { return tile > 0; }))
     return op.emitError() << "the schedule tiles no loop over blocks";
-  bool linear = tilesOverLinearBlocks(schedule);
+  bool linear = tilesOverLinearBlocks(schedule, info.parallelSizes);
   // Tile sizes are per loop of the op (reduction loops untiled).
   SmallVector<int64_t> blockTileSizes(info.numLoops, 0);
   SmallVector<std::string> blockMapping;
@@ -406,7 +422,7 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
       foralls[index] = gemmEpilogues[index] ? 6 : 5;
       continue;
     }
-    linearBlocks |= tilesOverLinearBlocks(opSchedule);
+    linearBlocks |= tilesOverLinearBlocks(opSchedule, info.parallelSizes);
     if (opSchedule.reductionLanes != 0) {
       FailureOr<SmallVector<int64_t, 3>> dims =
           renderLaneTiling(os, index, info, opSchedule);
