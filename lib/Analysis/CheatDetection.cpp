@@ -142,19 +142,13 @@ private:
     }
     return *ranges;
   }
-  bool knownConstant(Value value) {
-    auto [it, inserted] = knownConstants.try_emplace(value, false);
-    if (inserted)
-      it->second = isKnownConstant(value);
-    return it->second;
-  }
 
   ModuleOp module;
   const CheatCheckOptions &options;
   SmallVector<CheatFinding> findings;
   llvm::DenseMap<Operation *, std::unique_ptr<KernelAnalysis>> analyses;
   llvm::DenseMap<Operation *, std::unique_ptr<IndexRanges>> indexRanges;
-  llvm::DenseMap<Value, bool> knownConstants;
+  KnownBitsCache knownBits;
   std::deque<Frame> frames;
   llvm::DenseMap<Operation *, SmallVector<const Frame *>> framesOfKernel;
   llvm::DenseMap<std::pair<const Frame *, Operation *>, const Frame *>
@@ -374,7 +368,7 @@ void CheatDetector::collectReads(Value value, SmallVectorImpl<Read> &reads,
       continue;
     // A value whose every bit is known does not depend on what it was
     // computed from (input bits shifted or masked out).
-    if (knownConstant(current))
+    if (isKnownConstant(current, knownBits))
       continue;
     if (auto arg = dyn_cast<BlockArgument>(current)) {
       Block *block = arg.getOwner();
@@ -580,12 +574,14 @@ SmallVector<CheatFinding> CheatDetector::run() {
           // anyone: what it stores does not count.
           if (kf::detail::overwrittenBeforeRead(op, access))
             continue;
+          // Bytes are known for the kernel's own stores to a buffer of its
+          // own or one a launch passes whole (not a view of it).
           std::optional<ByteInterval> bytes;
-          std::optional<unsigned> argument =
-              rootFrame->caller ? std::nullopt : kernelArgument(kernel, root);
-          if (rootFrame == frame && !frame->caller &&
-              !(argument && viewArguments.contains({kernel, *argument})))
-            bytes = rangesOf(kernel).bytesReached(op, access.base);
+          if (!frame->caller && rootFrame == frame) {
+            std::optional<unsigned> argument = kernelArgument(kernel, root);
+            if (!argument || !viewArguments.contains({kernel, *argument}))
+              bytes = rangesOf(kernel).bytesReached(op, access.base);
+          }
           stores.push_back({access, frame, target, role, bytes});
         }
       });

@@ -141,12 +141,6 @@ IndexRanges::IndexRanges(Operation *kernel,
     : kernel(kernel), blockSize(blockSize), gridSize(gridSize),
       dominance(kernel) {}
 
-ConstantRange IndexRanges::rangeAt(Value value, Operation *at) {
-  Overrides known;
-  applyGuards(at, known);
-  return compute(value, known, 0);
-}
-
 ConstantRange IndexRanges::compute(Value value, Overrides &known,
                                    unsigned depth) {
   if (auto it = known.find(value); it != known.end())
@@ -706,9 +700,13 @@ llvm::KnownBits knownBitsOf(Value value, unsigned depth,
 
 } // namespace
 
-bool kf::isKnownConstant(Value value) {
+bool kf::isKnownConstant(Value value, KnownBitsCache &cache) {
   if (!bitWidth(value.getType()))
     return false;
-  llvm::DenseMap<Value, llvm::KnownBits> memo;
-  return knownBitsOf(value, 0, memo).isConstant();
+  return knownBitsOf(value, 0, cache).isConstant();
+}
+
+bool kf::isKnownConstant(Value value) {
+  KnownBitsCache cache;
+  return isKnownConstant(value, cache);
 }

@@ -110,15 +110,25 @@ std::string locationText(Location location, llvm::StringRef sourcePath) {
 struct ClangRun {
   int status = 0;
   std::string output, executeError;
+  /// Why it failed: clang's exit status, or what stopped it.
+  std::string failure() const {
+    return status < 0 ? executeError
+                      : "clang exit status " + std::to_string(status);
+  }
 };
 
-/// Runs clang with `arguments` (the driver first) in a subprocess, under
+/// Runs clang on `sourcePath` with `arguments` (the driver first), then the
+/// import's preprocessor definitions and the source, in a subprocess under
 /// the import's time limit and, for untrusted source, its memory limit
 /// (setrlimit through ExecuteAndWait: a macro that doubles 41 times must
 /// end in an error, not take the machine's memory).
 llvm::Expected<ClangRun> runClang(llvm::StringRef clang,
-                                  llvm::ArrayRef<std::string> arguments,
+                                  std::vector<std::string> arguments,
+                                  llvm::StringRef sourcePath,
                                   const kf::CudaImportOptions &options) {
+  for (const auto &[name, value] : options.defines)
+    arguments.push_back("-D" + name + "=" + value);
+  arguments.push_back(sourcePath.str());
   TemporaryFile output;
   if (std::error_code error =
           llvm::sys::fs::createTemporaryFile("kf-cuda", "stderr", output.path))
@@ -160,10 +170,8 @@ compileCudaToIR(llvm::StringRef clang, llvm::StringRef cudaPath,
       // A crash leaves no reproducer files (source and preprocessed text)
       // in the temporary directory.
       "-fno-crash-diagnostics"};
-  for (const auto &[name, value] : options.defines)
-    arguments.push_back("-D" + name + "=" + value);
-  arguments.push_back(sourcePath.str());
-  llvm::Expected<ClangRun> run = runClang(clang, arguments, options);
+  llvm::Expected<ClangRun> run =
+      runClang(clang, std::move(arguments), sourcePath, options);
   if (!run)
     return run.takeError();
   if (run->status != 0)
@@ -171,10 +179,7 @@ compileCudaToIR(llvm::StringRef clang, llvm::StringRef cudaPath,
         llvm::formatv("{0} does not compile as CUDA {1} code ({2}):\n{3}",
                       sourcePath,
                       mode == "--cuda-host-only" ? "host" : "device",
-                      run->status < 0
-                          ? run->executeError
-                          : "clang exit status " + std::to_string(run->status),
-                      llvm::StringRef(run->output).trim())
+                      run->failure(), llvm::StringRef(run->output).trim())
             .str());
   llvm::SMDiagnostic parseError;
   std::unique_ptr<llvm::Module> module =
@@ -207,10 +212,8 @@ filesOutsideSystemHeaders(llvm::StringRef clang, llvm::StringRef cudaPath,
       "-Wno-unknown-cuda-version", "-fno-crash-diagnostics",
       // -v prints the search list, -M the files opened.
       "-v", "-M", "-MF", std::string(dependencies.path)};
-  for (const auto &[name, value] : options.defines)
-    arguments.push_back("-D" + name + "=" + value);
-  arguments.push_back(sourcePath.str());
-  llvm::Expected<ClangRun> run = runClang(clang, arguments, options);
+  llvm::Expected<ClangRun> run =
+      runClang(clang, std::move(arguments), sourcePath, options);
   if (!run)
     return run.takeError();
   const std::string &output = run->output;
@@ -224,10 +227,7 @@ filesOutsideSystemHeaders(llvm::StringRef clang, llvm::StringRef cudaPath,
         errors += line.str() + "\n";
     return importError(
         llvm::formatv("{0} does not preprocess as CUDA device code ({1}):\n{2}",
-                      sourcePath,
-                      run->status < 0
-                          ? run->executeError
-                          : "clang exit status " + std::to_string(run->status),
+                      sourcePath, run->failure(),
                       llvm::StringRef(errors).trim())
             .str());
   }

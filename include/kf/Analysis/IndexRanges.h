@@ -23,6 +23,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/IR/ConstantRange.h"
+#include "llvm/Support/KnownBits.h"
 
 #include <array>
 #include <optional>
@@ -45,10 +46,6 @@ public:
   IndexRanges(mlir::Operation *kernel,
               std::optional<std::array<int64_t, 3>> blockSize,
               std::optional<std::array<int64_t, 3>> gridSize);
-
-  /// The values of `value` (an integer or index) where `at` runs, as a
-  /// 64-bit signed range; the full range when nothing is known.
-  llvm::ConstantRange rangeAt(mlir::Value value, mlir::Operation *at);
 
   /// The bytes of its root buffer (see traceBufferRoot) that `access`, an
   /// op of the kernel accessing memory through `base`, can reach;
@@ -91,6 +88,11 @@ private:
 /// shifted right by its width, or masked with zero, is a constant whatever
 /// it was computed from).
 bool isKnownConstant(mlir::Value value);
+
+/// The known bits of values already asked about, for asking about many
+/// values of one function (each is computed once).
+using KnownBitsCache = llvm::DenseMap<mlir::Value, llvm::KnownBits>;
+bool isKnownConstant(mlir::Value value, KnownBitsCache &cache);
 
 } // namespace kf
 
