@@ -1,8 +1,8 @@
 //===- EvalFailure.h - Errors that carry an evaluation status -*- C++ -*-===//
 //
 // Private to lib/Runtime: how the evaluator's phases fail (an llvm::Error
-// with the EvalStatus it means), and the argument bytes of a kernel launch,
-// shared by the plan loader (LoadedPlan.cpp) and the evaluator.
+// with the CandidateStatus it means), and the argument bytes of a kernel
+// launch, shared by the plan loader (LoadedPlan.cpp) and the evaluator.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,17 +26,18 @@ namespace kf {
 class EvalError : public llvm::ErrorInfo<EvalError> {
 public:
   static char ID;
-  EvalError(EvalStatus status, std::string message)
+  EvalError(CandidateStatus status, std::string message)
       : status(status), message(std::move(message)) {}
   void log(llvm::raw_ostream &os) const override { os << message; }
   std::error_code convertToErrorCode() const override {
     return llvm::inconvertibleErrorCode();
   }
-  EvalStatus status;
+  CandidateStatus status;
   std::string message;
 };
 
-inline llvm::Error evalError(EvalStatus status, const llvm::Twine &message) {
+inline llvm::Error evalError(CandidateStatus status,
+                             const llvm::Twine &message) {
   return llvm::make_error<EvalError>(status, message.str());
 }
 
@@ -50,14 +51,14 @@ inline void recordFailure(llvm::Error error, EvalResult &result) {
         result.message = e.message;
       },
       [&](const llvm::ErrorInfoBase &e) {
-        result.status = EvalStatus::InternalError;
+        result.status = CandidateStatus::InternalError;
         result.message = e.message();
       });
-  result.contextLost = result.status == EvalStatus::Fault;
+  result.contextLost = result.status == CandidateStatus::Fault;
 }
 
 /// Re-labels a driver error with `status`.
-inline llvm::Error withStatus(llvm::Error error, EvalStatus status) {
+inline llvm::Error withStatus(llvm::Error error, CandidateStatus status) {
   if (!error)
     return llvm::Error::success();
   return evalError(status, llvm::toString(std::move(error)));

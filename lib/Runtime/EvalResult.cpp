@@ -1,4 +1,4 @@
-//===- EvalResult.cpp - Evaluation statuses, results as JSON, host checks -===//
+//===- EvalResult.cpp - Evaluation results as JSON, host checks -----------===//
 //
 // What an evaluation reports and how it travels between processes (the
 // measurement worker's replies are EvalResult JSON), and the host-side
@@ -25,36 +25,8 @@ using llvm::Expected;
 char EvalError::ID = 0;
 
 //===----------------------------------------------------------------------===//
-// Status names and JSON
+// JSON
 //===----------------------------------------------------------------------===//
-
-static const std::pair<EvalStatus, llvm::StringLiteral> kStatusNames[] = {
-    {EvalStatus::Correct, "correct"},
-    {EvalStatus::Incorrect, "incorrect"},
-    {EvalStatus::InputsModified, "inputs-modified"},
-    {EvalStatus::Cheating, "cheating"},
-    {EvalStatus::DegenerateProblem, "degenerate-problem"},
-    {EvalStatus::ResourceLimit, "resource-limit"},
-    {EvalStatus::LoadError, "load-error"},
-    {EvalStatus::Fault, "runtime-fault"},
-    {EvalStatus::Timeout, "timeout"},
-    {EvalStatus::NoDevice, "no-device"},
-    {EvalStatus::InternalError, "internal-error"},
-};
-
-llvm::StringRef kf::stringifyEvalStatus(EvalStatus status) {
-  for (const auto &[value, name] : kStatusNames)
-    if (value == status)
-      return name;
-  llvm_unreachable("unknown status");
-}
-
-std::optional<EvalStatus> kf::symbolizeEvalStatus(llvm::StringRef text) {
-  for (const auto &[value, name] : kStatusNames)
-    if (name == text)
-      return value;
-  return std::nullopt;
-}
 
 llvm::json::Value kf::toJSON(const EvalConfig &c) {
   return llvm::json::Object{{"device", c.device},
@@ -109,7 +81,7 @@ static bool fromJSON(const llvm::json::Value &value, TimingStats &t,
 }
 
 llvm::json::Value kf::toJSON(const EvalResult &r) {
-  llvm::json::Object object{{"status", stringifyEvalStatus(r.status)},
+  llvm::json::Object object{{"status", stringifyCandidateStatus(r.status)},
                             {"message", r.message},
                             {"problem_check", r.problemCheck},
                             {"device", r.deviceName},
@@ -149,8 +121,8 @@ bool kf::fromJSON(const llvm::json::Value &value, EvalResult &r,
   if (!m || !m.map("status", status) || !m.map("message", r.message) ||
       !m.mapOptional("problem_check", r.problemCheck))
     return false;
-  std::optional<EvalStatus> parsed = symbolizeEvalStatus(status);
-  if (!parsed) {
+  std::optional<CandidateStatus> parsed = symbolizeCandidateStatus(status);
+  if (!parsed || !isEvaluatorStatus(*parsed)) {
     path.field("status").report("unknown status");
     return false;
   }

@@ -37,7 +37,7 @@ LoadedPlan::load(CudaDriver &driver, const LaunchPlan &plan,
         driver.cuModuleLoadDataEx(&handle, image.data(), 2, options, values);
     if (result != CUDA_SUCCESS)
       return evalError(
-          EvalStatus::LoadError,
+          CandidateStatus::LoadError,
           llvm::Twine(role) + " module @" + entry.first() + " does not load: " +
               llvm::toString(driver.check(result, "cuModuleLoadDataEx")) +
               (errorLog[0] ? llvm::Twine("\n") + errorLog : llvm::Twine("")));
@@ -52,7 +52,7 @@ LoadedPlan::load(CudaDriver &driver, const LaunchPlan &plan,
     Expected<DeviceBuffer> allocation =
         DeviceBuffer::allocate(driver, roundUp(buffer.bytes, 256));
     if (!allocation)
-      return withStatus(allocation.takeError(), EvalStatus::ResourceLimit);
+      return withStatus(allocation.takeError(), CandidateStatus::ResourceLimit);
     loaded->temporaries[index] = std::move(*allocation);
   }
 
@@ -65,7 +65,7 @@ LoadedPlan::load(CudaDriver &driver, const LaunchPlan &plan,
             driver.cuModuleGetFunction(&function, byName[step.module],
                                        step.kernel.c_str()),
             "cuModuleGetFunction(" + step.kernel + ")"))
-      return withStatus(std::move(error), EvalStatus::LoadError);
+      return withStatus(std::move(error), CandidateStatus::LoadError);
     loaded->functions[index] = function;
 
     KernelResources resources;
@@ -86,7 +86,7 @@ LoadedPlan::load(CudaDriver &driver, const LaunchPlan &plan,
     // Resource limits, checked before anything launches.
     if (resources.threadsPerBlock > resources.maxThreadsPerBlock)
       return evalError(
-          EvalStatus::ResourceLimit,
+          CandidateStatus::ResourceLimit,
           llvm::formatv("{0} kernel {1} launches {2} threads per "
                         "block; with {3} registers per thread "
                         "it can run at most {4}",
@@ -94,7 +94,7 @@ LoadedPlan::load(CudaDriver &driver, const LaunchPlan &plan,
                         resources.registers, resources.maxThreadsPerBlock));
     int64_t shared = resources.staticSharedBytes + step.dynamicSharedBytes;
     if (shared > device.maxSharedMemPerBlockOptin)
-      return evalError(EvalStatus::ResourceLimit,
+      return evalError(CandidateStatus::ResourceLimit,
                        llvm::formatv("{0} kernel {1} needs {2} bytes of shared "
                                      "memory; the device allows {3} per block",
                                      role, resources.name, shared,
@@ -117,7 +117,7 @@ LoadedPlan::load(CudaDriver &driver, const LaunchPlan &plan,
                             "memory {1} bytes)",
                             resources.name, step.dynamicSharedBytes)
                   .str()))
-        return withStatus(std::move(error), EvalStatus::ResourceLimit);
+        return withStatus(std::move(error), CandidateStatus::ResourceLimit);
     }
   }
   return std::move(loaded);
@@ -175,10 +175,10 @@ Error LoadedPlan::enqueue(CUstream stream,
           step.block[0], step.block[1], step.block[2], step.dynamicSharedBytes,
           stream, args.pointers(), nullptr);
       if (result != CUDA_SUCCESS)
-        return evalError(
-            isFaultCode(result) ? EvalStatus::Fault : EvalStatus::LoadError,
-            llvm::toString(
-                driver.check(result, "cuLaunchKernel(" + step.kernel + ")")));
+        return evalError(isFaultCode(result) ? CandidateStatus::Fault
+                                             : CandidateStatus::LoadError,
+                         llvm::toString(driver.check(
+                             result, "cuLaunchKernel(" + step.kernel + ")")));
       break;
     }
     }

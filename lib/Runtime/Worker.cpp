@@ -5,12 +5,10 @@
 #include "kf/Runtime/CudaDriver.h"
 #include "kf/Runtime/LaunchPlan.h"
 
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/Parser/Parser.h"
 #include "llvm/Support/Base64.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
 
 #include <iostream>
 #include <string>
@@ -26,36 +24,57 @@ void reply(const EvalResult &result) {
   std::cout << line << "\n" << std::flush;
 }
 
-EvalResult failure(EvalStatus status, const llvm::Twine &message) {
+EvalResult failure(CandidateStatus status, const llvm::Twine &message) {
   EvalResult result;
   result.status = status;
   result.message = message.str();
   return result;
 }
 
-/// Parses a lowered module and reads its launch plan; diagnostics go to
-/// `errors`.
-mlir::FailureOr<LaunchPlan> readPlan(mlir::MLIRContext &context,
-                                     llvm::StringRef text, llvm::StringRef name,
-                                     std::string &errors) {
-  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &diag) {
-    llvm::raw_string_ostream os(errors);
-    os << diag.getLocation() << ": " << diag.str() << "\n";
-    return mlir::success();
-  });
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceString<mlir::ModuleOp>(text, &context, name);
-  if (!module)
-    return mlir::failure();
-  return buildLaunchPlan(*module);
+/// Reads the launch plan in `field` of a request; the reason it cannot goes
+/// to `errors`.
+std::optional<LaunchPlan> readPlan(const llvm::json::Object &request,
+                                   llvm::StringRef field, std::string &errors) {
+  const llvm::json::Value *value = request.get(field);
+  if (!value) {
+    errors += ("the request has no " + field + "\n").str();
+    return std::nullopt;
+  }
+  LaunchPlan plan;
+  llvm::json::Path::Root root(field);
+  if (!fromJSON(*value, plan, root)) {
+    std::string message;
+    llvm::raw_string_ostream os(message);
+    os << llvm::toString(root.getError()) << "\n";
+    errors += message;
+    return std::nullopt;
+  }
+  return plan;
+}
+
+void replyIO(const PlanIO &io) {
+  llvm::json::Array inputs, outputs;
+  for (const std::string &bytes : io.inputs)
+    inputs.push_back(llvm::encodeBase64(bytes));
+  for (const std::string &bytes : io.outputs)
+    outputs.push_back(llvm::encodeBase64(bytes));
+  std::string line;
+  llvm::raw_string_ostream os(line);
+  os << llvm::json::Value(llvm::json::Object{
+      {"status", stringifyCandidateStatus(CandidateStatus::Correct)},
+      {"message", "ok"},
+      {"inputs", std::move(inputs)},
+      {"outputs", std::move(outputs)}});
+  std::cout << line << "\n" << std::flush;
 }
 
 } // namespace
 
 int kf::runWorker(
-    mlir::MLIRContext &context,
     llvm::function_ref<llvm::Expected<PlanModule>()> compileRuntimeKernels) {
   std::unique_ptr<GpuEvaluator> evaluator;
+  // The problem's reference, sent once to each worker process.
+  std::optional<LaunchPlan> reference;
   std::string line;
   while (std::getline(std::cin, line)) {
     if (line.empty())
@@ -63,7 +82,7 @@ int kf::runWorker(
     llvm::Expected<llvm::json::Value> request = llvm::json::parse(line);
     if (!request) {
       reply(
-          failure(EvalStatus::InternalError,
+          failure(CandidateStatus::InternalError,
                   "malformed request: " + llvm::toString(request.takeError())));
       continue;
     }
@@ -71,29 +90,23 @@ int kf::runWorker(
     ProblemSpec spec;
     EvalConfig config;
     llvm::json::Path::Root root("request");
-    std::optional<llvm::StringRef> reference =
-        object ? object->getString("reference") : std::nullopt;
-    std::optional<llvm::StringRef> candidate =
-        object ? object->getString("candidate") : std::nullopt;
     std::optional<llvm::StringRef> op =
         object ? object->getString("op") : std::nullopt;
     bool isRunIO = op == "run-io";
-    std::optional<llvm::StringRef> planText =
-        object ? object->getString("plan") : std::nullopt;
     if (!object || (op != "evaluate" && !isRunIO) || !object->get("spec") ||
         !fromJSON(*object->get("spec"), spec, root) || !object->get("config") ||
-        !fromJSON(*object->get("config"), config, root) ||
-        (isRunIO ? !planText : (!reference || !candidate))) {
-      reply(failure(EvalStatus::InternalError,
+        !fromJSON(*object->get("config"), config, root)) {
+      reply(failure(CandidateStatus::InternalError,
                     "malformed request (evaluate needs spec, config, "
-                    "reference, candidate; run-io needs spec, config, plan)"));
+                    "candidate and, once, reference; run-io needs spec, "
+                    "config, plan)"));
       continue;
     }
 
     if (!evaluator) {
       llvm::Expected<PlanModule> kernels = compileRuntimeKernels();
       if (!kernels) {
-        reply(failure(EvalStatus::InternalError,
+        reply(failure(CandidateStatus::InternalError,
                       "cannot compile kf's runtime kernels: " +
                           llvm::toString(kernels.takeError())));
         return 1;
@@ -101,8 +114,8 @@ int kf::runWorker(
       llvm::Expected<std::unique_ptr<GpuEvaluator>> created =
           GpuEvaluator::create(config.device, *kernels);
       if (!created) {
-        reply(
-            failure(EvalStatus::NoDevice, llvm::toString(created.takeError())));
+        reply(failure(CandidateStatus::NoDevice,
+                      llvm::toString(created.takeError())));
         return 4;
       }
       evaluator = std::move(*created);
@@ -110,11 +123,10 @@ int kf::runWorker(
 
     std::string errors;
     if (isRunIO) {
-      mlir::FailureOr<LaunchPlan> plan =
-          readPlan(context, *planText, "plan", errors);
-      if (failed(plan)) {
-        reply(failure(EvalStatus::LoadError,
-                      "the worker cannot read the lowered module: " + errors));
+      std::optional<LaunchPlan> plan = readPlan(*object, "plan", errors);
+      if (!plan) {
+        reply(failure(CandidateStatus::InternalError,
+                      "the worker cannot read the launch plan: " + errors));
         continue;
       }
       int64_t maxBytes =
@@ -128,32 +140,23 @@ int kf::runWorker(
           return 3;
         continue;
       }
-      llvm::json::Array inputs, outputs;
-      for (const std::string &bytes : io->inputs)
-        inputs.push_back(llvm::encodeBase64(bytes));
-      for (const std::string &bytes : io->outputs)
-        outputs.push_back(llvm::encodeBase64(bytes));
-      std::string line;
-      llvm::raw_string_ostream os(line);
-      os << llvm::json::Value(
-          llvm::json::Object{{"status", "correct"},
-                             {"message", "ok"},
-                             {"inputs", std::move(inputs)},
-                             {"outputs", std::move(outputs)}});
-      std::cout << line << "\n" << std::flush;
+      replyIO(*io);
       continue;
     }
-    mlir::FailureOr<LaunchPlan> referencePlan =
-        readPlan(context, *reference, "reference", errors);
-    mlir::FailureOr<LaunchPlan> candidatePlan =
-        readPlan(context, *candidate, "candidate", errors);
-    if (failed(referencePlan) || failed(candidatePlan)) {
-      reply(failure(EvalStatus::LoadError,
-                    "the worker cannot read the lowered modules: " + errors));
+    if (object->get("reference")) {
+      reference = readPlan(*object, "reference", errors);
+    } else if (!reference) {
+      errors += "no reference was sent to this worker\n";
+    }
+    std::optional<LaunchPlan> candidate =
+        readPlan(*object, "candidate", errors);
+    if (!reference || !candidate) {
+      reply(failure(CandidateStatus::InternalError,
+                    "the worker cannot read the launch plans: " + errors));
       continue;
     }
     EvalResult result =
-        evaluator->evaluate(spec, *referencePlan, *candidatePlan, config);
+        evaluator->evaluate(spec, *reference, *candidate, config);
     reply(result);
     if (result.contextLost)
       return 3;
@@ -163,7 +166,8 @@ int kf::runWorker(
 
 llvm::Expected<llvm::json::Value>
 WorkerClient::exchange(llvm::json::Object request,
-                       std::chrono::milliseconds timeout, EvalResult &result) {
+                       std::chrono::milliseconds timeout, EvalResult &result,
+                       const LaunchPlan *reference) {
   auto giveUp = [&](EvalResult failed) -> llvm::Expected<llvm::json::Value> {
     result = std::move(failed);
     return llvm::createStringError(result.message);
@@ -174,11 +178,25 @@ WorkerClient::exchange(llvm::json::Object request,
     llvm::Expected<std::unique_ptr<Subprocess>> spawned =
         Subprocess::spawn(command);
     if (!spawned)
-      return giveUp(failure(EvalStatus::InternalError,
+      return giveUp(failure(CandidateStatus::InternalError,
                             "cannot start the measurement worker: " +
                                 llvm::toString(spawned.takeError())));
     process = std::move(*spawned);
     ++numStarts;
+    referenceHeld.reset();
+  }
+  if (reference) {
+    // The worker keeps the reference it was sent: send it once per
+    // process, and again only when it changes (the next problem).
+    llvm::json::Value plan = toJSON(*reference, PlanImages::Include);
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << plan;
+    uint64_t hash = llvm::xxh3_64bits(text);
+    if (referenceHeld != hash) {
+      request["reference"] = std::move(plan);
+      referenceHeld = hash;
+    }
   }
   std::string line;
   llvm::raw_string_ostream os(line);
@@ -186,7 +204,7 @@ WorkerClient::exchange(llvm::json::Object request,
   if (llvm::Error error = process->writeLine(line)) {
     std::string tail = process->stderrTail();
     process.reset();
-    return giveUp(failure(EvalStatus::Fault,
+    return giveUp(failure(CandidateStatus::Fault,
                           "the measurement worker stopped accepting work: " +
                               llvm::toString(std::move(error)) +
                               (tail.empty() ? "" : "\n" + tail)));
@@ -198,7 +216,7 @@ WorkerClient::exchange(llvm::json::Object request,
         answer.takeError(),
         [&](const SubprocessTimeout &) {
           failed = failure(
-              EvalStatus::Timeout,
+              CandidateStatus::Timeout,
               llvm::formatv("the evaluation did not finish within {0} s (a "
                             "kernel that never ends?); the worker was killed "
                             "and will be restarted",
@@ -206,12 +224,12 @@ WorkerClient::exchange(llvm::json::Object request,
         },
         [&](const SubprocessExited &exited) {
           std::string tail = process->stderrTail();
-          failed = failure(EvalStatus::Fault,
+          failed = failure(CandidateStatus::Fault,
                            "the measurement worker died: " + exited.message() +
                                (tail.empty() ? "" : "\n" + tail));
         },
         [&](const llvm::ErrorInfoBase &other) {
-          failed = failure(EvalStatus::InternalError, other.message());
+          failed = failure(CandidateStatus::InternalError, other.message());
         });
     process->kill();
     process.reset();
@@ -222,25 +240,24 @@ WorkerClient::exchange(llvm::json::Object request,
     llvm::consumeError(parsed.takeError());
     process->kill();
     process.reset();
-    return giveUp(failure(EvalStatus::InternalError,
+    return giveUp(failure(CandidateStatus::InternalError,
                           "the measurement worker sent a malformed reply"));
   }
   return parsed;
 }
 
 EvalResult WorkerClient::evaluate(const ProblemSpec &spec,
-                                  llvm::StringRef reference,
-                                  llvm::StringRef candidate,
+                                  const LaunchPlan &reference,
+                                  const LaunchPlan &candidate,
                                   const EvalConfig &config,
                                   std::chrono::milliseconds timeout) {
   EvalResult result;
-  llvm::Expected<llvm::json::Value> reply =
-      exchange(llvm::json::Object{{"op", "evaluate"},
-                                  {"spec", toJSON(spec)},
-                                  {"config", toJSON(config)},
-                                  {"reference", reference},
-                                  {"candidate", candidate}},
-               timeout, result);
+  llvm::Expected<llvm::json::Value> reply = exchange(
+      llvm::json::Object{{"op", "evaluate"},
+                         {"spec", toJSON(spec)},
+                         {"config", toJSON(config)},
+                         {"candidate", toJSON(candidate, PlanImages::Include)}},
+      timeout, result, &reference);
   if (!reply) {
     llvm::consumeError(reply.takeError());
     return result;
@@ -249,9 +266,12 @@ EvalResult WorkerClient::evaluate(const ProblemSpec &spec,
   if (!fromJSON(*reply, result, root)) {
     process->kill();
     process.reset();
-    return failure(EvalStatus::InternalError,
+    return failure(CandidateStatus::InternalError,
                    "the measurement worker sent a malformed reply");
   }
+  // A worker that could not read the reference holds none.
+  if (result.status == CandidateStatus::InternalError)
+    referenceHeld.reset();
   retireIfExiting(result);
   return result;
 }
@@ -259,14 +279,14 @@ EvalResult WorkerClient::evaluate(const ProblemSpec &spec,
 void WorkerClient::retireIfExiting(const EvalResult &result) {
   // The worker exits after a fault or when it found no device: wait for it,
   // so that the next request starts a new one.
-  if (result.contextLost || result.status == EvalStatus::NoDevice) {
+  if (result.contextLost || result.status == CandidateStatus::NoDevice) {
     process->wait();
     process.reset();
   }
 }
 
 llvm::Expected<PlanIO>
-WorkerClient::runForIO(const ProblemSpec &spec, llvm::StringRef plan,
+WorkerClient::runForIO(const ProblemSpec &spec, const LaunchPlan &plan,
                        const EvalConfig &config, int64_t maxBytes,
                        std::chrono::milliseconds timeout) {
   EvalResult result;
@@ -274,13 +294,14 @@ WorkerClient::runForIO(const ProblemSpec &spec, llvm::StringRef plan,
       exchange(llvm::json::Object{{"op", "run-io"},
                                   {"spec", toJSON(spec)},
                                   {"config", toJSON(config)},
-                                  {"plan", plan},
+                                  {"plan", toJSON(plan, PlanImages::Include)},
                                   {"max_bytes", maxBytes}},
                timeout, result);
   if (!reply)
     return reply.takeError();
   const llvm::json::Object *object = reply->getAsObject();
-  if (!object || object->getString("status") != "correct") {
+  if (!object || object->getString("status") !=
+                     stringifyCandidateStatus(CandidateStatus::Correct)) {
     // Failures come back as an EvalResult.
     EvalResult failed;
     llvm::json::Path::Root root("reply");
@@ -414,11 +435,10 @@ kf::WorkerPool::WorkerPool(std::vector<std::string> command,
 
 kf::WorkerPool::~WorkerPool() { wait(); }
 
-std::shared_future<void>
-kf::WorkerPool::evaluate(ProblemSpec spec, std::string reference,
-                         std::string candidate, EvalConfig config,
-                         std::chrono::milliseconds timeout,
-                         std::function<void(EvalResult, double)> done) {
+std::shared_future<void> kf::WorkerPool::evaluate(
+    ProblemSpec spec, std::shared_ptr<const LaunchPlan> reference,
+    LaunchPlan candidate, EvalConfig config, std::chrono::milliseconds timeout,
+    std::function<void(EvalResult, double)> done) {
   return threads->async([this, spec = std::move(spec),
                          reference = std::move(reference),
                          candidate = std::move(candidate), config, timeout,
@@ -440,7 +460,7 @@ kf::WorkerPool::evaluate(ProblemSpec spec, std::string reference,
         firstStart = start;
     }
     EvalResult result =
-        workers[slot]->evaluate(spec, reference, candidate, config, timeout);
+        workers[slot]->evaluate(spec, *reference, candidate, config, timeout);
     auto end = std::chrono::steady_clock::now();
     double seconds = std::chrono::duration<double>(end - start).count();
     {

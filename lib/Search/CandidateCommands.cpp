@@ -191,7 +191,6 @@ int runEvalCommand(MLIRContext &context, const EvalCommandConfig &config) {
       compileReference(config.input, *loaded);
   if (failed(reference))
     return 1;
-  std::string referenceText = printModule(*reference->lowered);
   ProblemAnalysis analysis = analyzeProblem(loaded->reference, ceilings);
   const ProblemSpec &spec = loaded->spec;
 
@@ -212,7 +211,7 @@ int runEvalCommand(MLIRContext &context, const EvalCommandConfig &config) {
         config.input, *loaded, source, config.cuda, stage, &rejections);
     if (failed(candidate) && !rejections.empty()) {
       // Static cheat checks: one readable line per reason.
-      output["status"] = "rejected";
+      output["status"] = stringifyCandidateStatus(CandidateStatus::Rejected);
       output["category"] = "cheating";
       output["message"] = formatRejection(rejections.front());
       json::Array reasons;
@@ -224,7 +223,8 @@ int runEvalCommand(MLIRContext &context, const EvalCommandConfig &config) {
       continue;
     }
     if (failed(candidate)) {
-      output["status"] = "compile-error";
+      output["status"] =
+          stringifyCandidateStatus(CandidateStatus::CompileError);
       output["category"] = stringifyCompileStage(stage);
       output["message"] =
           ("the candidate failed at the " + stringifyCompileStage(stage) +
@@ -235,7 +235,7 @@ int runEvalCommand(MLIRContext &context, const EvalCommandConfig &config) {
       continue;
     }
     EvalResult result = worker.evaluate(
-        spec, referenceText, printModule(*candidate->lowered), config.eval,
+        spec, reference->plan, candidate->plan, config.eval,
         std::chrono::milliseconds((int64_t)(config.timeoutSeconds * 1000)));
     json::Value resultJSON = toJSON(result);
     for (auto &entry : *resultJSON.getAsObject())
@@ -267,8 +267,8 @@ int runEvalCommand(MLIRContext &context, const EvalCommandConfig &config) {
     }
     output["worker_starts"] = worker.starts();
     results.push_back(std::move(output));
-    allCorrect &= result.status == EvalStatus::Correct;
-    if (result.status == EvalStatus::NoDevice) {
+    allCorrect &= result.status == CandidateStatus::Correct;
+    if (result.status == CandidateStatus::NoDevice) {
       WithColor::error(errs(), "kf-evolve")
           << "no usable CUDA GPU: " << result.message << "\n";
       noDevice = true;

@@ -12,13 +12,13 @@
 using namespace kf;
 
 llvm::json::Value CompileReply::toJSON() const {
-  return llvm::json::Object{{"status", status},
-                            {"error", error},
-                            {"predicted_seconds", predictedSeconds},
-                            {"triggers", triggers},
-                            {"kernels", (int64_t)kernels},
-                            {"global_bytes", globalBytes},
-                            {"lowered", lowered}};
+  llvm::json::Object object{
+      {"status", formatStatus(status, stage)}, {"error", error},
+      {"predicted_seconds", predictedSeconds}, {"triggers", triggers},
+      {"kernels", (int64_t)kernels},           {"global_bytes", globalBytes}};
+  if (plan)
+    object["plan"] = kf::toJSON(*plan, PlanImages::Include);
+  return object;
 }
 
 CompileReply CompileReply::fromJSON(const llvm::json::Value &value) {
@@ -26,12 +26,11 @@ CompileReply CompileReply::fromJSON(const llvm::json::Value &value) {
   const llvm::json::Object *object = value.getAsObject();
   std::optional<llvm::StringRef> status =
       object ? object->getString("status") : std::nullopt;
-  if (!status) {
-    reply.status = "compile-crash";
+  if (!status || !parseStatus(*status, reply.status, reply.stage)) {
+    reply.status = CandidateStatus::CompileCrash;
     reply.error = "the compile worker answered something that is not a reply";
     return reply;
   }
-  reply.status = status->str();
   reply.error = object->getString("error").value_or("").str();
   reply.predictedSeconds = object->getNumber("predicted_seconds").value_or(0);
   if (const llvm::json::Array *triggers = object->getArray("triggers"))
@@ -39,7 +38,18 @@ CompileReply CompileReply::fromJSON(const llvm::json::Value &value) {
       reply.triggers.push_back(trigger.getAsString().value_or("").str());
   reply.kernels = object->getInteger("kernels").value_or(0);
   reply.globalBytes = object->getNumber("global_bytes").value_or(0);
-  reply.lowered = object->getString("lowered").value_or("").str();
+  if (const llvm::json::Value *plan = object->get("plan")) {
+    LaunchPlan read;
+    llvm::json::Path::Root root("plan");
+    if (!kf::fromJSON(*plan, read, root)) {
+      reply.status = CandidateStatus::CompileCrash;
+      reply.error =
+          "the compile worker sent a launch plan that does not read: " +
+          llvm::toString(root.getError());
+      return reply;
+    }
+    reply.plan = std::move(read);
+  }
   return reply;
 }
 
@@ -60,7 +70,7 @@ CompileReply CompilePool::compileOn(unsigned slot,
     llvm::Expected<std::unique_ptr<Subprocess>> started =
         Subprocess::spawn(command);
     if (!started) {
-      failure.status = "compile-crash";
+      failure.status = CandidateStatus::CompileCrash;
       failure.error = "cannot start a compile worker: " +
                       llvm::toString(started.takeError());
       return failure;
@@ -80,12 +90,13 @@ CompileReply CompilePool::compileOn(unsigned slot,
     if (value)
       return CompileReply::fromJSON(*value);
     llvm::consumeError(value.takeError());
-    failure.status = "compile-crash";
+    failure.status = CandidateStatus::CompileCrash;
     failure.error = "the compile worker's reply is not JSON";
   } else {
     bool timedOut = line.errorIsA<SubprocessTimeout>();
     std::string message = llvm::toString(line.takeError());
-    failure.status = timedOut ? "compile-timeout" : "compile-crash";
+    failure.status = timedOut ? CandidateStatus::CompileTimeout
+                              : CandidateStatus::CompileCrash;
     failure.error =
         timedOut ? message
                  : message + "; its stderr ends with: " + worker->stderrTail();

@@ -15,7 +15,7 @@ using namespace mlir;
 namespace kf {
 
 int runCompileWorker(MLIRContext &context, const ProblemInputOptions &options,
-                     bool emitLowered, std::istream &requests) {
+                     bool emitPlan, std::istream &requests) {
   OpenedProblem opened(context, options);
   std::optional<LoadedProblem> &loaded = opened.loaded;
   if (!loaded)
@@ -37,7 +37,8 @@ int runCompileWorker(MLIRContext &context, const ProblemInputOptions &options,
     if (!request)
       consumeError(request.takeError());
     if (!request || !fromJSON(*request, candidate, root)) {
-      reply.status = "compile-error:request";
+      reply.status = CandidateStatus::CompileError;
+      reply.stage = "request";
       reply.error = "a request is a JSON object with \"kind\" (schedule or "
                     "kernel) and \"text\"";
     } else {
@@ -48,19 +49,19 @@ int runCompileWorker(MLIRContext &context, const ProblemInputOptions &options,
           compileText(options, *loaded, candidate.kind, candidate.text,
                       "candidate-kernel.mlir", stage, &rejections);
       if (failed(compiled)) {
-        reply.status =
-            rejections.empty()
-                ? ("compile-error:" + stringifyCompileStage(stage)).str()
-                : "rejected";
+        reply.status = rejections.empty() ? CandidateStatus::CompileError
+                                          : CandidateStatus::Rejected;
+        if (rejections.empty())
+          reply.stage = stringifyCompileStage(stage).str();
         reply.error = firstError;
       } else {
-        reply.status = "compiled";
+        reply.status = CandidateStatus::Compiled;
         reply.predictedSeconds = compiled->predictedSeconds;
         reply.triggers = diagnosisTriggers(*compiled);
         reply.kernels = compiled->plan.numLaunches();
         reply.globalBytes = compiled->globalBytes;
-        if (emitLowered)
-          reply.lowered = printModule(*compiled->lowered);
+        if (emitPlan)
+          reply.plan = std::move(compiled->plan);
       }
     }
     outs() << reply.toJSON() << "\n";

@@ -153,7 +153,7 @@ kf::makeCudaScriptExperts(CudaExpertSetup setup,
     double bestSeconds = 0;
     for (const SearchCandidate &candidate : sofar.candidates) {
       auto it = state->byText.find(candidate.script);
-      if (it == state->byText.end() || candidate.outcome.status != "correct")
+      if (it == state->byText.end() || !candidate.outcome.isCorrect())
         continue;
       if (!bestCuda || candidate.outcome.seconds < bestSeconds) {
         bestCuda = it->second;

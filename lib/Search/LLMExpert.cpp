@@ -95,8 +95,8 @@ kf::buildLLMPrompts(const LLMPromptInput &in) {
     if (!llvm::StringRef(in.parentText).ends_with("\n"))
       os << "\n";
     os << "```\n\n";
-    os << "Result: " << in.parentStatus;
-    if (in.parentStatus == "correct")
+    os << "Result: " << formatStatus(in.parentStatus, in.parentStage);
+    if (in.parentStatus == CandidateStatus::Correct)
       os << ", " << formatTime(in.parentSeconds);
     if (in.defaultSeconds > 0)
       os << " (the default schedule: " << formatTime(in.defaultSeconds) << ")";
@@ -195,7 +195,7 @@ ScriptExpertFn kf::makeLLMScriptExperts(LLMAskFn ask, unsigned concurrency,
       input.focus = request.focus;
       input.repair = request.repair;
       input.problem = problemText;
-      if (first.outcome.status == "correct")
+      if (first.outcome.isCorrect())
         input.defaultSeconds = first.outcome.seconds;
       std::vector<std::string> triggers = first.outcome.triggers;
       if (request.parent) {
@@ -203,6 +203,7 @@ ScriptExpertFn kf::makeLLMScriptExperts(LLMAskFn ask, unsigned concurrency,
         input.parentKind = parent.kind;
         input.parentText = parent.script;
         input.parentStatus = parent.outcome.status;
+        input.parentStage = parent.outcome.stage;
         input.parentSeconds = parent.outcome.seconds;
         input.parentTriggers = parent.outcome.triggers;
         input.parentError = parent.outcome.error;
@@ -216,8 +217,8 @@ ScriptExpertFn kf::makeLLMScriptExperts(LLMAskFn ask, unsigned concurrency,
               llvm::formatv(
                   "#{0} {1}: {2} -> {3}{4}", it->id, it->expert,
                   it->change.empty() ? "(as seeded)" : it->change,
-                  it->outcome.status,
-                  it->outcome.status == "correct"
+                  it->outcome.statusText(),
+                  it->outcome.isCorrect()
                       ? llvm::formatv(" {0:F4} ms", it->outcome.seconds * 1e3)
                             .str()
                       : "")

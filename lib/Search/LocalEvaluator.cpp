@@ -78,7 +78,8 @@ LocalEvaluator::create(const SearchConfig &config, const LoadedProblem &problem,
         compileReference(config.input, problem);
     if (failed(reference))
       return nullptr;
-    evaluator->referenceText = printModule(*reference->lowered);
+    evaluator->referencePlan =
+        std::make_shared<const LaunchPlan>(std::move(reference->plan));
     evaluator->gpus = std::make_unique<WorkerPool>(
         measurementWorkerCommand(config.executable, config.input.chip),
         devices);
@@ -96,7 +97,7 @@ LocalEvaluator::create(const SearchConfig &config, const LoadedProblem &problem,
   if (!config.input.problemName.empty())
     command.push_back("--problem-name=" + config.input.problemName);
   if (useGpu)
-    command.push_back("--emit-lowered");
+    command.push_back("--emit-plan");
   evaluator->compileJobs =
       config.compileJobs
           ? config.compileJobs
@@ -115,9 +116,9 @@ Outcome LocalEvaluator::outcomeOf(const EvalResult &result,
   // Once a worker found no GPU, the run ranks by the cost model only:
   // measurements still in flight on other workers are not mixed in.
   if (!useGpu)
-    return {"correct", reply.predictedSeconds, reply.triggers, "",
-            kCostModelName};
-  if (result.status == EvalStatus::NoDevice &&
+    return {CandidateStatus::Correct, reply.predictedSeconds, reply.triggers,
+            "", kCostModelName};
+  if (result.status == CandidateStatus::NoDevice &&
       config.evaluator == EvaluatorKind::Auto) {
     // No GPU answers: rank by the cost model from here on. One write:
     // other threads may be writing to stderr too.
@@ -126,16 +127,15 @@ Outcome LocalEvaluator::outcomeOf(const EvalResult &result,
                "times are predictions, not measurements\n");
     useGpu = false;
     name.set(kCostModelName);
-    return {"correct", reply.predictedSeconds, reply.triggers, "",
-            kCostModelName};
+    return {CandidateStatus::Correct, reply.predictedSeconds, reply.triggers,
+            "", kCostModelName};
   }
-  if (result.status != EvalStatus::Correct || !result.candidateTime)
-    return {stringifyEvalStatus(result.status).str(), 0, reply.triggers,
-            result.message, name.get()};
+  if (result.status != CandidateStatus::Correct || !result.candidateTime)
+    return {result.status, 0, reply.triggers, result.message, name.get()};
   std::string gpuName = "gpu (" + result.deviceName + ")";
   name.set(gpuName);
-  return {"correct", result.candidateTime->medianMs / 1e3, reply.triggers, "",
-          gpuName};
+  return {CandidateStatus::Correct, result.candidateTime->medianMs / 1e3,
+          reply.triggers, "", gpuName};
 }
 
 std::vector<Outcome>
@@ -148,21 +148,35 @@ LocalEvaluator::evaluate(ArrayRef<CandidateSource> candidates) {
   std::vector<std::shared_future<void>> measurements;
   pool->compile(candidates, [&](size_t index, CompileReply reply) {
     std::unique_lock<std::mutex> lock(measured);
-    if (reply.status != "compiled") {
-      outcomes[index] = {reply.status, 0, {}, reply.error, name.get()};
+    if (reply.status != CandidateStatus::Compiled) {
+      outcomes[index] = {reply.status, 0, {}, reply.error,
+                         name.get(),   0, 0., reply.stage};
       return;
     }
     if (!useGpu) {
       name.set(kCostModelName);
-      outcomes[index] = {
-          "correct",      reply.predictedSeconds, reply.triggers,   "",
-          kCostModelName, reply.kernels,          reply.globalBytes};
+      outcomes[index] = {CandidateStatus::Correct, reply.predictedSeconds,
+                         reply.triggers,           "",
+                         kCostModelName,           reply.kernels,
+                         reply.globalBytes};
+      return;
+    }
+    if (!reply.plan) {
+      // The compile workers are started with --emit-plan when a GPU
+      // measures: a reply without a plan is a worker that broke its
+      // protocol.
+      outcomes[index] = {CandidateStatus::CompileCrash,
+                         0,
+                         {},
+                         "the compile worker sent no launch plan",
+                         name.get()};
       return;
     }
     lock.unlock();
-    std::string lowered = std::move(reply.lowered);
+    LaunchPlan plan = std::move(*reply.plan);
+    reply.plan.reset();
     measurements.push_back(gpus->evaluate(
-        spec, referenceText, std::move(lowered), evalConfig,
+        spec, referencePlan, std::move(plan), evalConfig,
         std::chrono::milliseconds((int64_t)(config.timeoutSeconds * 1000)),
         [&, index, reply = std::move(reply)](EvalResult result, double) {
           std::lock_guard<std::mutex> guard(measured);

@@ -39,7 +39,7 @@ int runCheckReferenceCommand(MLIRContext &context,
   evalConfig.device = config.eval.device;
   evalConfig.seed = config.eval.seed;
   Expected<PlanIO> gpu = worker.runForIO(
-      spec, printModule(*reference->lowered), evalConfig,
+      spec, reference->plan, evalConfig,
       /*maxBytes=*/int64_t(1) << 28,
       std::chrono::milliseconds((int64_t)(config.timeoutSeconds * 1000)));
   if (!gpu)

@@ -64,7 +64,8 @@ RankEvaluator::evaluate(ArrayRef<CandidateSource> candidates) {
   }
   std::vector<Outcome> outcomes;
   for (const std::optional<std::string> &reply : replies) {
-    Outcome outcome{kLostStatus, 0, {}, "no evaluating rank is alive"};
+    Outcome outcome = Outcome::failed(CandidateStatus::EvaluatorLost,
+                                      "no evaluating rank is alive");
     Expected<json::Value> parsed =
         reply ? json::parse(*reply) : Expected<json::Value>(nullptr);
     if (!parsed) {
@@ -140,7 +141,8 @@ LogicalResult serveCandidates(MpiCluster &cluster, LocalEvaluator &evaluator,
         json::Path::Root root;
         if (!parsed)
           consumeError(parsed.takeError());
-        Outcome outcome{"compile-error:request", 0, {}, "malformed request"};
+        Outcome outcome = Outcome::failed(CandidateStatus::CompileError,
+                                          "malformed request", "request");
         if (parsed && fromJSON(*parsed, candidate, root))
           outcome = evaluator.evaluate({candidate}).front();
         json::Object object{{"outcome", toJSON(outcome)},
@@ -172,10 +174,9 @@ LogicalResult serveCandidates(MpiCluster &cluster, LocalEvaluator &evaluator,
 void serveSetupFailure(MpiCluster &cluster) {
   std::string reply;
   raw_string_ostream(reply) << json::Value(json::Object{
-      {"outcome", toJSON(Outcome{"compile-error:rank",
-                                 0,
-                                 {},
-                                 "this rank could not set the problem up"})},
+      {"outcome", toJSON(Outcome::failed(
+                      CandidateStatus::CompileError,
+                      "this rank could not set the problem up", "rank"))},
       {"evaluator", ""}});
   cluster.serve([&](StringRef) { return reply; }, std::chrono::seconds(600),
                 /*evaluator=*/"");

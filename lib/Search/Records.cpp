@@ -74,14 +74,14 @@ CandidateRecords::open(llvm::StringRef directory, llvm::StringRef problem,
           object ? object->getString("status") : std::nullopt;
       std::optional<double> seconds =
           object ? object->getNumber("seconds") : std::nullopt;
-      if (!script || !status || !seconds) {
+      Outcome outcome;
+      if (!script || !status || !seconds ||
+          !parseStatus(*status, outcome.status, outcome.stage)) {
         ++records->unreadable;
         continue;
       }
-      Outcome outcome{status->str(),
-                      *seconds,
-                      {},
-                      object->getString("error").value_or("").str()};
+      outcome.seconds = *seconds;
+      outcome.error = object->getString("error").value_or("").str();
       if (const llvm::json::Array *triggers = object->getArray("triggers"))
         for (const llvm::json::Value &trigger : *triggers)
           outcome.triggers.push_back(trigger.getAsString().value_or("").str());
@@ -186,7 +186,7 @@ std::string CandidateRecords::append(const CandidateSource &candidate,
   llvm::raw_string_ostream(line) << llvm::json::Value(
       llvm::json::Object{{"script", candidate.text},
                          {"kind", stringifyCandidateKind(candidate.kind)},
-                         {"status", outcome.status},
+                         {"status", outcome.statusText()},
                          {"seconds", outcome.seconds},
                          {"triggers", outcome.triggers},
                          {"error", outcome.error},

@@ -60,7 +60,7 @@ std::string kf::renderProgressSVG(const SearchResult &result,
       std::max(1u, islands));
   double lo = INFINITY, hi = 0;
   for (const SearchCandidate &candidate : result.candidates) {
-    if (candidate.outcome.status != "correct" || candidate.outcome.seconds <= 0)
+    if (!candidate.outcome.isCorrect() || candidate.outcome.seconds <= 0)
       continue;
     auto &line = series[candidate.island % series.size()];
     if (!line.empty() && line.back().second <= candidate.outcome.seconds)
@@ -176,9 +176,9 @@ std::string kf::renderReport(const ReportInput &input) {
   os << "## Result\n\n| | candidate | time | status | kernels | global "
         "memory (estimated) |\n|---|---|---|---|---|---|\n";
   os << "| " << input.baseline << " | " << first.id << " | "
-     << (first.outcome.status == "correct" ? milliseconds(first.outcome.seconds)
-                                           : "—")
-     << " | " << first.outcome.status << " | " << size(first.outcome) << " |\n";
+     << (first.outcome.isCorrect() ? milliseconds(first.outcome.seconds) : "—")
+     << " | " << first.outcome.statusText() << " | " << size(first.outcome)
+     << " |\n";
   os << "| best | " << best.id << " | " << milliseconds(best.outcome.seconds)
      << " | correct | " << size(best.outcome) << " |\n\n";
   if (input.compulsoryBytes > 0)
@@ -187,13 +187,14 @@ std::string kf::renderReport(const ReportInput &input) {
                         "the cost model's count of the sectors the kernels' "
                         "accesses touch, with its ratio to them.\n\n",
                         input.compulsoryBytes / 1e6);
-  if (first.outcome.status == "correct")
+  if (first.outcome.isCorrect())
     os << llvm::formatv("Speedup over the {0}: **{1:F2}x**.\n\n",
                         input.baseline,
                         first.outcome.seconds / best.outcome.seconds);
   else
     os << "The " << input.baseline << " is not a correct candidate ("
-       << first.outcome.status << "), so there is no speedup over it.\n\n";
+       << first.outcome.statusText()
+       << "), so there is no speedup over it.\n\n";
   if (best.hasGenome)
     os << "Best schedule: `" << escape(describeGenome(best.genome))
        << "` (best.schedule.mlir; its PTX in best.ptx).\n\n";
@@ -217,8 +218,8 @@ std::string kf::renderReport(const ReportInput &input) {
     const SearchCandidate &c = result.candidates[index];
     os << "| " << c.id << " | " << c.island << " | " << escape(c.expert)
        << " | " << escape(c.change.empty() ? "—" : c.change) << " | "
-       << (c.outcome.status == "correct" ? milliseconds(c.outcome.seconds)
-                                         : c.outcome.status)
+       << (c.outcome.isCorrect() ? milliseconds(c.outcome.seconds)
+                                 : c.outcome.statusText())
        << " |\n";
   }
 
@@ -262,12 +263,11 @@ std::string kf::renderReport(const ReportInput &input) {
         c.action ? stringifyMutationAction(*c.action).str() : "—";
     auto &counts = tally[{c.expert, action}];
     ++counts[0];
-    bool correct = c.outcome.status == "correct";
+    bool correct = c.outcome.isCorrect();
     counts[1] += correct;
     if (correct && c.parent) {
       const Outcome &parent = result.candidates[*c.parent].outcome;
-      counts[2] +=
-          parent.status == "correct" && c.outcome.seconds < parent.seconds;
+      counts[2] += parent.isCorrect() && c.outcome.seconds < parent.seconds;
     }
   }
   for (const auto &[key, counts] : tally)
@@ -277,8 +277,8 @@ std::string kf::renderReport(const ReportInput &input) {
   // Why candidates failed, counted.
   std::map<std::string, unsigned> failures;
   for (const SearchCandidate &c : result.candidates)
-    if (c.outcome.status != "correct")
-      ++failures[c.outcome.status];
+    if (!c.outcome.isCorrect())
+      ++failures[c.outcome.statusText()];
   if (!failures.empty()) {
     os << "\n## Candidates that did not count\n\n| status | candidates "
           "|\n|---|---|\n";
@@ -290,7 +290,7 @@ std::string kf::renderReport(const ReportInput &input) {
           "|---|---|---|---|---|\n";
     unsigned shown = 0, total = 0;
     for (const SearchCandidate &c : result.candidates) {
-      if (c.outcome.status == "correct")
+      if (c.outcome.isCorrect())
         continue;
       if (++total > kShown)
         continue;
@@ -301,7 +301,7 @@ std::string kf::renderReport(const ReportInput &input) {
         reason = reason.substr(0, 200) + "...";
       os << "| " << c.id << " | " << escape(c.expert) << " | "
          << escape(c.change.empty() ? "—" : c.change) << " | "
-         << escape(c.outcome.status) << " | "
+         << escape(c.outcome.statusText()) << " | "
          << escape(reason.empty() ? "—" : reason) << " |\n";
     }
     if (total > shown)

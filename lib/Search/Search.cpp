@@ -97,8 +97,17 @@ bool kf::fromJSON(const llvm::json::Value &value, CandidateSource &candidate,
   return true;
 }
 
+Outcome Outcome::failed(CandidateStatus status, std::string error,
+                        std::string stage) {
+  Outcome outcome;
+  outcome.status = status;
+  outcome.error = std::move(error);
+  outcome.stage = std::move(stage);
+  return outcome;
+}
+
 llvm::json::Value kf::toJSON(const Outcome &outcome) {
-  return llvm::json::Object{{"status", outcome.status},
+  return llvm::json::Object{{"status", outcome.statusText()},
                             {"seconds", outcome.seconds},
                             {"triggers", outcome.triggers},
                             {"error", outcome.error},
@@ -109,8 +118,14 @@ llvm::json::Value kf::toJSON(const Outcome &outcome) {
 bool kf::fromJSON(const llvm::json::Value &value, Outcome &outcome,
                   llvm::json::Path path) {
   llvm::json::ObjectMapper mapper(value, path);
-  return mapper && mapper.map("status", outcome.status) &&
-         mapper.map("seconds", outcome.seconds) &&
+  std::string status;
+  if (!mapper || !mapper.map("status", status))
+    return false;
+  if (!parseStatus(status, outcome.status, outcome.stage)) {
+    path.field("status").report("unknown status");
+    return false;
+  }
+  return mapper.map("seconds", outcome.seconds) &&
          mapper.mapOptional("triggers", outcome.triggers) &&
          mapper.mapOptional("error", outcome.error) &&
          mapper.mapOptional("kernels", outcome.kernels) &&
@@ -123,7 +138,7 @@ llvm::json::Value kf::toJSON(const SearchCandidate &candidate) {
                             {"expert", candidate.expert},
                             {"change", candidate.change},
                             {"kind", stringifyCandidateKind(candidate.kind)},
-                            {"status", candidate.outcome.status},
+                            {"status", candidate.outcome.statusText()},
                             {"seconds", candidate.outcome.seconds},
                             {"triggers", candidate.outcome.triggers}};
   if (candidate.outcome.kernels) {
@@ -252,7 +267,7 @@ SearchResult kf::runSearch(const Schedule &defaultSchedule,
     result.candidates.push_back(std::move(candidate));
     unsigned index = result.candidates.size() - 1;
     const SearchCandidate &stored = result.candidates.back();
-    if (stored.outcome.status == "correct") {
+    if (stored.outcome.isCorrect()) {
       admit(stored.island, index);
       if (!result.bestIndex || better(index, *result.bestIndex))
         result.bestIndex = index;
@@ -386,7 +401,7 @@ SearchResult kf::runSearch(const Schedule &defaultSchedule,
     for (unsigned island = 0; island < islands; ++island)
       admit(island, *result.bestIndex);
 
-  double defaultSeconds = result.candidates[0].outcome.status == "correct"
+  double defaultSeconds = result.candidates[0].outcome.isCorrect()
                               ? result.candidates[0].outcome.seconds
                               : 0;
   // Parent: binary tournament in the island (exploitation), or a random
@@ -624,7 +639,7 @@ SearchResult kf::runSearch(const Schedule &defaultSchedule,
         const SearchCandidate &candidate = result.candidates[index];
         if (!candidate.hasGenome &&
             candidate.repairDepth < options.repairRounds &&
-            llvm::StringRef(candidate.outcome.status).starts_with("compile-"))
+            isCompileFailure(candidate.outcome.status))
           repairs.push_back({candidate.island,
                              static_cast<ExpertFocus>(candidate.island % 4),
                              static_cast<unsigned>(index), /*repair=*/true});

@@ -500,7 +500,7 @@ ProblemSearch::evaluate(ArrayRef<CandidateSource> candidates) {
 /// recorded, so that --resume evaluates it again.
 void ProblemSearch::appendRecord(const SearchCandidate &candidate) {
   std::lock_guard<std::mutex> store(storeMutex);
-  if (candidate.outcome.status == kLostStatus ||
+  if (candidate.outcome.status == CandidateStatus::EvaluatorLost ||
       records->lookup(candidate.script))
     return;
   std::string line = records->append(
@@ -524,8 +524,7 @@ void ProblemSearch::learn(const SearchCandidate &candidate,
   Error error = Error::success();
   if (candidate.parent && candidate.action) {
     const Outcome &parent = result.candidates[*candidate.parent].outcome;
-    bool improved = candidate.outcome.status == "correct" &&
-                    parent.status == "correct" &&
+    bool improved = candidate.outcome.isCorrect() && parent.isCorrect() &&
                     candidate.outcome.seconds < parent.seconds;
     error = library->recordTry(
         runId, candidate.id, parent.triggers,
@@ -539,8 +538,7 @@ void ProblemSearch::learn(const SearchCandidate &candidate,
     const Outcome &first = result.candidates[result.defaultIndex].outcome;
     error = library->recordBest(
         features, evaluatorName.get(), best.genome, best.outcome.seconds,
-        first.status == "correct" ? first.seconds / best.outcome.seconds : 0,
-        runId);
+        first.isCorrect() ? first.seconds / best.outcome.seconds : 0, runId);
   }
   if (error)
     libraryFailed(std::move(error));

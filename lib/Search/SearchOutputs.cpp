@@ -71,12 +71,11 @@ static std::string resultJSON(const SearchConfig &config,
                             {"global_bytes", best.outcome.globalBytes},
                             {"schedule_file", bestFile}}},
       {"compulsory_bytes", compulsoryBytes},
-      {"default_status", first.outcome.status},
+      {"default_status", first.outcome.statusText()},
       {"default_seconds", first.outcome.seconds},
       {"speedup_over_default",
-       first.outcome.status == "correct"
-           ? first.outcome.seconds / best.outcome.seconds
-           : 0.0},
+       first.outcome.isCorrect() ? first.outcome.seconds / best.outcome.seconds
+                                 : 0.0},
       {"candidates", std::move(candidates)}};
   if (outputs.cudaExperts) {
     // The CUDA kernel as the user wrote it is the baseline that matters.
@@ -85,8 +84,8 @@ static std::string resultJSON(const SearchConfig &config,
     for (const SearchCandidate &candidate : result.candidates)
       if (StringRef(candidate.change).starts_with("as written")) {
         cuda["as_written_id"] = candidate.id;
-        cuda["as_written_status"] = candidate.outcome.status;
-        if (candidate.outcome.status == "correct") {
+        cuda["as_written_status"] = candidate.outcome.statusText();
+        if (candidate.outcome.isCorrect()) {
           cuda["as_written_seconds"] = candidate.outcome.seconds;
           cuda["speedup_over_as_written"] =
               candidate.outcome.seconds / best.outcome.seconds;
@@ -123,7 +122,7 @@ int writeSearchOutputs(const SearchConfig &config,
   // fails, the kernel depends on what its outputs held or is not
   // deterministic within the tolerance, and no tuning can be judged.
   std::string selfCheck =
-      selfReferenced && baselineOutcome.status != "correct"
+      selfReferenced && !baselineOutcome.isCorrect()
           ? "; the kernel as written must give its own results again on "
             "fresh runs: kf poisons the outputs before every run, so it must "
             "write every output element, and its results may vary only "
@@ -131,11 +130,11 @@ int writeSearchOutputs(const SearchConfig &config,
           : "";
   if (!result.bestIndex)
     return reportError("no candidate evaluated as correct (the " + baseline +
-                       ": " + baselineOutcome.status + ")" + selfCheck);
+                       ": " + baselineOutcome.statusText() + ")" + selfCheck);
   if (!selfCheck.empty())
     WithColor::warning(errs(), "kf-evolve")
-        << "the " << baseline << " was " << baselineOutcome.status << selfCheck
-        << "\n";
+        << "the " << baseline << " was " << baselineOutcome.statusText()
+        << selfCheck << "\n";
 
   const SearchCandidate &best = result.candidates[*result.bestIndex];
   const SearchCandidate &first = result.candidates[result.defaultIndex];
@@ -237,7 +236,7 @@ std::string describeProgress(const SearchCandidate &candidate,
   if (result.bestIndex) {
     const Outcome &b = result.candidates[*result.bestIndex].outcome;
     best = formatv("{0:F3} ms", b.seconds * 1e3).str();
-    if (first.outcome.status == "correct" && b.seconds > 0)
+    if (first.outcome.isCorrect() && b.seconds > 0)
       best +=
           formatv(", {0:F2}x over the {1}", first.outcome.seconds / b.seconds,
                   selfReferenced ? "kernel as written" : "default")
@@ -261,7 +260,7 @@ std::string describeProgress(const SearchCandidate &candidate,
     // Each island's best, on one redrawn line.
     std::vector<double> islandBest(std::max(1u, config.islands), 0);
     for (const SearchCandidate &c : result.candidates)
-      if (c.outcome.status == "correct") {
+      if (c.outcome.isCorrect()) {
         double &b = islandBest[c.island % islandBest.size()];
         b = b == 0 ? c.outcome.seconds : std::min(b, c.outcome.seconds);
       }
@@ -276,9 +275,9 @@ std::string describeProgress(const SearchCandidate &candidate,
                  !candidate.change.empty()       ? candidate.change
                  : candidate.expert == "default" ? "default schedule"
                                                  : "as seeded",
-                 candidate.outcome.status)
+                 candidate.outcome.statusText())
              .str() +
-         (candidate.outcome.status == "correct"
+         (candidate.outcome.isCorrect()
               ? formatv(" {0:F3} ms", candidate.outcome.seconds * 1e3).str()
               : "") +
          "  (best " + best + ")\n";

@@ -445,10 +445,10 @@ static cl::opt<std::string> importOutput("o", cl::desc("Output file"),
                                          cl::sub(importCommand),
                                          cl::cat(category));
 static cl::opt<bool>
-    emitLowered("emit-lowered",
-                cl::desc("Internal: include the lowered module in each reply"),
-                cl::init(false), cl::sub(compileWorkerCommand),
-                cl::cat(category));
+    emitPlan("emit-plan",
+             cl::desc("Internal: include the launch plan, with its kernel "
+                      "images, in each reply"),
+             cl::init(false), cl::sub(compileWorkerCommand), cl::cat(category));
 static cl::opt<std::string>
     ceilingsPath("ceilings",
                  cl::desc("Measured ceilings (JSON); default: H200"),
@@ -649,7 +649,7 @@ Invocation kf_evolve::parseCommandLine(int argc, char **argv) {
   import.options.cacheDir = kf::candidateImportOptions(inputOptions()).cacheDir;
   import.pointerRoles = pointerRoles;
   import.cacheAll = cacheAllVariants;
-  invocation.emitLowered = emitLowered;
+  invocation.emitPlan = emitPlan;
   invocation.command = compileCommand          ? Command::Compile
                        : evalCommand           ? Command::Eval
                        : searchCommand         ? Command::Search

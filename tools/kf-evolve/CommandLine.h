@@ -53,8 +53,8 @@ struct Invocation {
   kf::ProblemCheckConfig check;
   kf::LibraryCommandConfig library;
   ImportSettings import;
-  /// compile-worker: include the lowered module in each reply.
-  bool emitLowered = false;
+  /// compile-worker: include the launch plan in each reply.
+  bool emitPlan = false;
 };
 
 /// Parses argv (exits on a malformed command line, as cl does). A first

@@ -44,7 +44,7 @@ int fail(const Twine &message) { return kf::reportError(message); }
 /// kf-evolve worker: the isolated GPU measurement process, with the
 /// runtime's own kernels (fill, compare) compiled for the chip.
 int runWorkerCommand(MLIRContext &context, StringRef chip) {
-  return kf::runWorker(context, [&]() -> Expected<kf::PlanModule> {
+  return kf::runWorker([&]() -> Expected<kf::PlanModule> {
     kf::CompileOptions options;
     options.chip = chip.str();
     std::string errors;
@@ -149,7 +149,7 @@ int main(int argc, char **argv) {
     return noProblem && input.launchPlanPath.empty()
                ? fail("compile-worker needs a problem file (or --launch "
                       "plan.json with a \"problem\" section)")
-               : kf::runCompileWorker(context, input, invocation.emitLowered,
+               : kf::runCompileWorker(context, input, invocation.emitPlan,
                                       std::cin);
   case Command::None:
     break;

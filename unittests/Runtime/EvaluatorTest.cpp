@@ -31,7 +31,7 @@ TEST(SummarizeTimes, EvenCountInterpolatesAndEmptyIsZero) {
 
 TEST(EvalResultJSON, RoundTripsEveryField) {
   EvalResult result;
-  result.status = EvalStatus::Incorrect;
+  result.status = CandidateStatus::Incorrect;
   result.message = "wrong result";
   result.errors.push_back({1, 100, 3, 17, 0.5, 2.0});
   result.candidateTime = summarizeTimes({1.0, 2.0, 3.0});
@@ -45,7 +45,7 @@ TEST(EvalResultJSON, RoundTripsEveryField) {
   EvalResult parsed;
   llvm::json::Path::Root root;
   ASSERT_TRUE(fromJSON(json, parsed, root));
-  EXPECT_EQ(parsed.status, EvalStatus::Incorrect);
+  EXPECT_EQ(parsed.status, CandidateStatus::Incorrect);
   EXPECT_EQ(parsed.message, "wrong result");
   ASSERT_EQ(parsed.errors.size(), 1u);
   EXPECT_EQ(parsed.errors[0].firstMismatch, 17);
@@ -67,14 +67,26 @@ TEST(EvalResultJSON, RejectsUnknownStatus) {
   EXPECT_FALSE(fromJSON(json, parsed, root));
 }
 
-TEST(EvalStatus, NamesRoundTrip) {
-  for (EvalStatus status :
-       {EvalStatus::Correct, EvalStatus::Incorrect, EvalStatus::InputsModified,
-        EvalStatus::ResourceLimit, EvalStatus::LoadError, EvalStatus::Fault,
-        EvalStatus::Timeout, EvalStatus::Cheating,
-        EvalStatus::DegenerateProblem, EvalStatus::NoDevice,
-        EvalStatus::InternalError})
-    EXPECT_EQ(symbolizeEvalStatus(stringifyEvalStatus(status)), status);
+TEST(CandidateStatus, NamesRoundTripAndAreUnique) {
+  std::set<std::string> names;
+  for (int i = 0; i <= (int)CandidateStatus::EvaluatorLost; ++i) {
+    auto status = (CandidateStatus)i;
+    llvm::StringRef name = stringifyCandidateStatus(status);
+    EXPECT_TRUE(names.insert(name.str()).second) << name.str();
+    EXPECT_EQ(symbolizeCandidateStatus(name), status);
+  }
+  EXPECT_EQ(symbolizeCandidateStatus("great"), std::nullopt);
+  EXPECT_EQ(stringifyCandidateStatus(CandidateStatus::Fault), "runtime-fault");
+}
+
+TEST(EvalResultJSON, RejectsStatusesTheEvaluatorDoesNotGive) {
+  llvm::json::Value json =
+      llvm::json::Object{{"status", "compiled"}, {"message", ""}};
+  EvalResult parsed;
+  llvm::json::Path::Root root;
+  EXPECT_FALSE(fromJSON(json, parsed, root));
+  EXPECT_FALSE(isEvaluatorStatus(CandidateStatus::CompileCrash));
+  EXPECT_TRUE(isEvaluatorStatus(CandidateStatus::Cheating));
 }
 
 TEST(Distribution, NegateMirrorsThroughZero) {

@@ -81,17 +81,31 @@ TEST(SelectGpus, ErrorsNameTheProblem) {
 }
 
 // A stand-in measurement worker: takes 0.3 s per request and answers with
-// the device it was asked to use and when it started and ended, so the test
-// sees which GPU measured what and that the two measured at once.
+// the device it was asked to use, when it started and ended, and how many
+// references it has been sent so far, so the test sees which GPU measured
+// what, that the two measured at once, and that each worker got the
+// reference once.
 const char *kFakeWorker =
     "import json, sys, time\n"
+    "references = 0\n"
     "for line in sys.stdin:\n"
     "    request = json.loads(line)\n"
     "    start = time.time()\n"
+    "    references += 'reference' in request\n"
+    "    assert request['candidate']['function'] == 'candidate'\n"
     "    time.sleep(0.3)\n"
     "    device = request['config'].get('device', -1)\n"
-    "    print(json.dumps({'status': 'correct', 'message': '%d %f %f' % "
-    "(device, start, time.time()), 'device': 'fake'}), flush=True)\n";
+    "    print(json.dumps({'status': 'correct', 'message': '%d %f %f %d' % "
+    "(device, start, time.time(), references), 'device': 'fake'}), "
+    "flush=True)\n";
+
+/// A plan named `function` with one PTX module, as a compile worker sends.
+LaunchPlan planNamed(llvm::StringRef function) {
+  LaunchPlan plan;
+  plan.function = function.str();
+  plan.modules["kernels"] = {PlanModule::Format::PTX, "sm_90", ".version 8.0"};
+  return plan;
+}
 
 TEST(WorkerPool, MeasuresOnEveryGpuAtOnce) {
   WorkerPool pool({"/usr/bin/env", "python3", "-c", kFakeWorker}, {3, 5});
@@ -100,19 +114,21 @@ TEST(WorkerPool, MeasuresOnEveryGpuAtOnce) {
   struct Interval {
     int device;
     double start, end;
+    int references;
   };
   std::vector<Interval> measured;
+  auto reference = std::make_shared<const LaunchPlan>(planNamed("reference"));
   for (int i = 0; i < 4; ++i)
     pool.evaluate(
-        ProblemSpec(), "reference", "candidate", EvalConfig(),
+        ProblemSpec(), reference, planNamed("candidate"), EvalConfig(),
         std::chrono::milliseconds(20000),
         [&](EvalResult result, double seconds) {
           std::lock_guard<std::mutex> lock(mutex);
-          EXPECT_EQ(result.status, EvalStatus::Correct) << result.message;
+          EXPECT_EQ(result.status, CandidateStatus::Correct) << result.message;
           EXPECT_GT(seconds, 0.25);
           Interval interval;
-          std::sscanf(result.message.c_str(), "%d %lf %lf", &interval.device,
-                      &interval.start, &interval.end);
+          std::sscanf(result.message.c_str(), "%d %lf %lf %d", &interval.device,
+                      &interval.start, &interval.end, &interval.references);
           measured.push_back(interval);
         });
   pool.wait();
@@ -124,6 +140,9 @@ TEST(WorkerPool, MeasuresOnEveryGpuAtOnce) {
   unsigned onThree = 0, onFive = 0;
   bool overlap = false;
   for (const Interval &a : measured) {
+    // Each worker process was sent the reference once, with its first
+    // candidate.
+    EXPECT_EQ(a.references, 1);
     onThree += a.device == 3;
     onFive += a.device == 5;
     for (const Interval &b : measured)

@@ -35,7 +35,7 @@ TEST(CompilePool, CompilesEveryScriptAndReportsEachOnce) {
   std::set<size_t> seen;
   pool.compile(scripts, [&](size_t index, CompileReply reply) {
     EXPECT_TRUE(seen.insert(index).second);
-    EXPECT_EQ(reply.status, "compiled");
+    EXPECT_EQ(reply.status, CandidateStatus::Compiled);
     EXPECT_EQ(reply.triggers, std::vector<std::string>{"memory-bound"});
     // {"kind":"schedule","text":"..."} is 29 characters plus the text.
     EXPECT_EQ(reply.predictedSeconds, 29.0 + scripts[index].text.size());
@@ -89,7 +89,7 @@ TEST(CompilePool, ACrashCostsOneCandidateAndAWorker) {
                 {CandidateKind::Schedule, "boom"},
                 {CandidateKind::Kernel, "fine again"}},
                [&](size_t index, CompileReply reply) {
-                 statuses[index] = reply.status;
+                 statuses[index] = formatStatus(reply.status, reply.stage);
                  if (index == 1) {
                    EXPECT_NE(reply.error.find("dying"), std::string::npos)
                        << reply.error;
@@ -105,7 +105,9 @@ TEST(CompilePool, ACompileOverTheLimitTimesOut) {
   auto started = std::chrono::steady_clock::now();
   std::string status;
   pool.compile({{CandidateKind::Schedule, "slow"}},
-               [&](size_t, CompileReply reply) { status = reply.status; });
+               [&](size_t, CompileReply reply) {
+                 status = formatStatus(reply.status, reply.stage);
+               });
   EXPECT_EQ(status, "compile-timeout");
   EXPECT_LT(std::chrono::steady_clock::now() - started, 10s);
 }
@@ -114,7 +116,9 @@ TEST(CompilePool, AWorkerThatCannotStartIsACrashNotAnAbort) {
   CompilePool pool({"/nonexistent/kf-evolve", "compile-worker"}, 1, 1s);
   std::string status;
   pool.compile({{CandidateKind::Schedule, "x"}},
-               [&](size_t, CompileReply reply) { status = reply.status; });
+               [&](size_t, CompileReply reply) {
+                 status = formatStatus(reply.status, reply.stage);
+               });
   EXPECT_EQ(status, "compile-crash");
 }
 

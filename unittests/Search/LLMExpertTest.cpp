@@ -69,7 +69,8 @@ TEST(BuildLLMPrompts, CarryTheRulesTheParentAndTheError) {
   input.problem = "kf.problem @relu ...";
   input.parentKind = CandidateKind::Schedule;
   input.parentText = kScript;
-  input.parentStatus = "compile-error:transform";
+  input.parentStatus = CandidateStatus::CompileError;
+  input.parentStage = "transform";
   input.parentError = "op 'transform.structured.tile_using_forallx' unknown";
   input.experiences = {"after latency-bound, split-reduction helped in 67% "
                        "of tries"};
@@ -113,7 +114,7 @@ TEST(LLMScriptExperts, AskOncePerRequestAndKeepEveryFailure) {
   SearchCandidate first;
   first.expert = "default";
   first.script = kScript;
-  first.outcome = {"correct", 1e-3, {"memory-bound"}, ""};
+  first.outcome = {CandidateStatus::Correct, 1e-3, {"memory-bound"}, ""};
   sofar.candidates.push_back(first);
   std::vector<ScriptRequest> requests = {
       {0, ExpertFocus::Memory, 0u, false},

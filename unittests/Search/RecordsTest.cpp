@@ -28,7 +28,7 @@ TEST(CandidateRecords, ANewRunRefusesAnotherRunsRecordsUnlessReplacing) {
   ASSERT_TRUE(bool(first)) << llvm::toString(first.takeError());
   std::string firstId = (*first)->getRunId();
   Outcome outcome;
-  outcome.status = "correct";
+  outcome.status = CandidateStatus::Correct;
   outcome.seconds = 1e-3;
   (*first)->append(CandidateSource{CandidateKind::Schedule, "script"}, outcome,
                    "cost-model");
@@ -64,7 +64,8 @@ TEST(CandidateRecords, ResumedOutcomesKeepTheirKernelsAndBytes) {
   auto first = CandidateRecords::open(directory.path, "softmax", false,
                                       identityOf("softmax", "aa"));
   ASSERT_TRUE(bool(first)) << llvm::toString(first.takeError());
-  Outcome outcome{"correct", 1e-3, {"memory-bound"}, "", "", 3, 1.5e8};
+  Outcome outcome{
+      CandidateStatus::Correct, 1e-3, {"memory-bound"}, "", "", 3, 1.5e8};
   (*first)->append(CandidateSource{CandidateKind::Schedule, "script"}, outcome,
                    "cost-model");
   first->reset();

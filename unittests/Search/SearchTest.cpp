@@ -41,13 +41,13 @@ Outcome syntheticTime(const Schedule &genome) {
     for (int64_t t : op.threads)
       threads *= std::max<int64_t>(1, t);
     if (threads > 512)
-      return {"compile-error", 0, {}};
+      return {CandidateStatus::CompileError, 0, {}};
   }
   for (const OpSchedule *op : {&genome.ops.front(), &genome.ops.back()}) {
     seconds -= op->vectorWidth == 4 ? 3 : 0;
     seconds -= op->reductionStep == 8 ? 4 : 0;
   }
-  return {"correct", seconds, {}};
+  return {CandidateStatus::Correct, seconds, {}};
 }
 
 /// Of the synthetic problem's structure genes only splitting the reduction
@@ -253,8 +253,9 @@ TEST(Search, AScriptExpertsFirstAnswerCanBeTheBaseline) {
     std::vector<Outcome> outcomes;
     for (const CandidateSource &candidate : candidates) {
       EXPECT_EQ(candidate.kind, CandidateKind::Kernel);
-      outcomes.push_back(
-          {"correct", 100.0 - candidate.text.size() - asked, {}});
+      outcomes.push_back({CandidateStatus::Correct,
+                          100.0 - candidate.text.size() - asked,
+                          {}});
     }
     return outcomes;
   };
@@ -377,9 +378,9 @@ TEST(Search, CandidatesAndOutcomesTravelAsJSON) {
                         read, root));
   EXPECT_FALSE(fromJSON(llvm::json::Object{{"text", "x"}}, read, root));
 
-  Outcome outcome{"correct", 0.25, {"memory-bound"}, ""}, back;
+  Outcome outcome{CandidateStatus::Correct, 0.25, {"memory-bound"}, ""}, back;
   ASSERT_TRUE(fromJSON(toJSON(outcome), back, root));
-  EXPECT_EQ(back.status, "correct");
+  EXPECT_EQ(back.status, CandidateStatus::Correct);
   EXPECT_EQ(back.seconds, 0.25);
   EXPECT_EQ(back.triggers, std::vector<std::string>{"memory-bound"});
   EXPECT_EQ(back.kernels, 0u);
@@ -390,14 +391,36 @@ TEST(Search, CandidatesAndOutcomesTravelAsJSON) {
   ASSERT_TRUE(fromJSON(toJSON(outcome), back, root));
   EXPECT_EQ(back.kernels, 2u);
   EXPECT_EQ(back.globalBytes, 2.5e9);
+
+  // A compile error names its stage, in one status text.
+  Outcome failed =
+      Outcome::failed(CandidateStatus::CompileError, "no tiling", "transform");
+  llvm::json::Value json = toJSON(failed);
+  EXPECT_EQ(*json.getAsObject()->getString("status"),
+            "compile-error:transform");
+  ASSERT_TRUE(fromJSON(json, back, root));
+  EXPECT_EQ(back.status, CandidateStatus::CompileError);
+  EXPECT_EQ(back.stage, "transform");
+  EXPECT_EQ(back.error, "no tiling");
+  EXPECT_FALSE(isCompileFailure(CandidateStatus::Rejected));
+  EXPECT_TRUE(isCompileFailure(back.status));
+
+  // Unknown statuses, and stages on anything but a compile error, do not
+  // read.
+  for (const char *status : {"great", "correct:transform", "compile-error:"}) {
+    EXPECT_FALSE(fromJSON(
+        llvm::json::Object{{"status", status}, {"seconds", 0.0}}, back, root))
+        << status;
+  }
 }
 
 /// Each thread's tile of a staged op: blockTile / threads, exactly.
 void expectStagedTilesDivide(const OpSchedule &op, const OpShape &shape) {
   ASSERT_GT(op.stageTile, 0);
   EXPECT_EQ(shape.innerReductionSize % op.stageTile, 0);
-  if (op.reductionStep > 0)
+  if (op.reductionStep > 0) {
     EXPECT_EQ(op.stageTile % op.reductionStep, 0);
+  }
   EXPECT_EQ(op.vectorWidth, 1);
   int64_t threads = 1;
   for (unsigned p = 0; p < shape.parallelSizes.size(); ++p) {

@@ -17,6 +17,7 @@
 #include "kf/Runtime/CudaDriver.h"
 #include "kf/Runtime/LaunchPlan.h"
 #include "kf/Runtime/ProblemSpec.h"
+#include "kf/Support/CandidateStatus.h"
 
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
@@ -91,27 +92,9 @@ struct KernelResources {
   int64_t threadsPerBlock = 0, dynamicSharedBytes = 0;
 };
 
-enum class EvalStatus {
-  Correct,
-  Incorrect,
-  InputsModified,
-  ResourceLimit,
-  LoadError,
-  Fault,
-  Timeout,
-  /// A dynamic check found the candidate cheating (outputs that do not
-  /// change when the inputs do).
-  Cheating,
-  /// The problem accepts a trivial kernel: judging candidates is pointless.
-  DegenerateProblem,
-  NoDevice,
-  InternalError,
-};
-llvm::StringRef stringifyEvalStatus(EvalStatus status);
-std::optional<EvalStatus> symbolizeEvalStatus(llvm::StringRef text);
-
 struct EvalResult {
-  EvalStatus status = EvalStatus::InternalError;
+  /// One of the evaluator's statuses (kf::isEvaluatorStatus).
+  CandidateStatus status = CandidateStatus::InternalError;
   std::string message;
   /// The degenerate-problem check: "passed", "degenerate", or "" when the
   /// candidate failed before every trial ran (or the check was off).

@@ -98,8 +98,21 @@ mlir::FailureOr<LaunchPlan> buildLaunchPlan(mlir::ModuleOp module);
 /// buildLaunchPlan, with errors at the offending operations.
 mlir::LogicalResult checkHostCode(mlir::ModuleOp module);
 
-/// JSON form of a plan (without the module images), for reports and tests.
-llvm::json::Value toJSON(const LaunchPlan &plan);
+/// Whether a plan's JSON carries its kernel binaries.
+enum class PlanImages { Omit, Include };
+
+/// JSON form of a plan: for reports and tests without the kernel images;
+/// with them, the form in which a compiled candidate travels to a
+/// measurement worker (PTX as text, cubins in base64).
+llvm::json::Value toJSON(const LaunchPlan &plan,
+                         PlanImages images = PlanImages::Omit);
+
+/// Reads a plan written with its images. Every buffer, argument and module
+/// index is checked against what it refers to, and every copy and pointer
+/// against its buffer's size: a plan that does not hold together is refused
+/// (with the path of the offending field), never run.
+bool fromJSON(const llvm::json::Value &value, LaunchPlan &plan,
+              llvm::json::Path path);
 
 } // namespace kf
 

@@ -7,10 +7,14 @@
 // after a fault and kills it after a timeout.
 //
 // Request:  {"op": "evaluate", "spec": ProblemSpec, "config": EvalConfig,
-//            "reference": "<lowered module>", "candidate": "<lowered module>"}
+//            "reference": LaunchPlan, "candidate": LaunchPlan}
+//           The plans are JSON with their kernel images (kf::toJSON with
+//           PlanImages::Include), so the worker parses no MLIR. The worker
+//           keeps the reference: the client sends it with the first request
+//           to each worker process and again only when it changes.
 // Reply:    EvalResult as JSON.
 // Request:  {"op": "run-io", "spec", "config" (seed, device), "plan":
-//            "<lowered module>", "max_bytes"}
+//            LaunchPlan, "max_bytes"}
 // Reply:    {"status": "correct", "inputs": [base64], "outputs": [base64]}
 //           or an EvalResult with the failure.
 // After a reply with "context_lost": true the worker exits.
@@ -23,7 +27,6 @@
 #include "kf/Runtime/Evaluator.h"
 #include "kf/Support/Subprocess.h"
 
-#include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/ThreadPool.h"
 
@@ -43,7 +46,6 @@ namespace kf {
 /// stdout. `compileRuntimeKernels` is called once, before the first
 /// evaluation. Returns the process exit code.
 int runWorker(
-    mlir::MLIRContext &context,
     llvm::function_ref<llvm::Expected<PlanModule>()> compileRuntimeKernels);
 
 /// The parent's side: starts the worker on first use and after it died.
@@ -55,13 +57,14 @@ public:
 
   /// Evaluates a candidate; faults, crashes and timeouts of the worker
   /// become the result's status, never an exception or a hang here.
-  EvalResult evaluate(const ProblemSpec &spec, llvm::StringRef reference,
-                      llvm::StringRef candidate, const EvalConfig &config,
+  EvalResult evaluate(const ProblemSpec &spec, const LaunchPlan &reference,
+                      const LaunchPlan &candidate, const EvalConfig &config,
                       std::chrono::milliseconds timeout);
 
-  /// Draws inputs on the GPU, runs `plan` (a lowered module) once and
-  /// returns inputs and outputs (see GpuEvaluator::runForIO).
-  llvm::Expected<PlanIO> runForIO(const ProblemSpec &spec, llvm::StringRef plan,
+  /// Draws inputs on the GPU, runs `plan` once and returns inputs and
+  /// outputs (see GpuEvaluator::runForIO).
+  llvm::Expected<PlanIO> runForIO(const ProblemSpec &spec,
+                                  const LaunchPlan &plan,
                                   const EvalConfig &config, int64_t maxBytes,
                                   std::chrono::milliseconds timeout);
 
@@ -70,10 +73,11 @@ public:
 
 private:
   /// Sends one request line and reads the reply, restarting the worker when
-  /// needed; failures become an EvalResult.
-  llvm::Expected<llvm::json::Value> exchange(llvm::json::Object request,
-                                             std::chrono::milliseconds timeout,
-                                             EvalResult &failure);
+  /// needed; failures become an EvalResult. `reference` is added to the
+  /// request when the worker process does not hold it yet.
+  llvm::Expected<llvm::json::Value>
+  exchange(llvm::json::Object request, std::chrono::milliseconds timeout,
+           EvalResult &failure, const LaunchPlan *reference = nullptr);
 
   /// Forgets the worker after a reply it exits on.
   void retireIfExiting(const EvalResult &result);
@@ -81,6 +85,8 @@ private:
   std::vector<std::string> command;
   std::unique_ptr<Subprocess> process;
   unsigned numStarts = 0;
+  /// Hash of the reference plan the running worker holds (its JSON text).
+  std::optional<uint64_t> referenceHeld;
 };
 
 /// The GPUs of this host as the driver lists them.
@@ -118,8 +124,9 @@ public:
   /// was busy with it. The future is ready once `done` has returned, so a
   /// caller can wait for its own candidates while others measure theirs.
   std::shared_future<void>
-  evaluate(ProblemSpec spec, std::string reference, std::string candidate,
-           EvalConfig config, std::chrono::milliseconds timeout,
+  evaluate(ProblemSpec spec, std::shared_ptr<const LaunchPlan> reference,
+           LaunchPlan candidate, EvalConfig config,
+           std::chrono::milliseconds timeout,
            std::function<void(EvalResult, double)> done);
   /// Waits until every measurement submitted so far, by any caller, has
   /// finished.

@@ -30,10 +30,6 @@ namespace kf {
 
 class MpiCluster;
 
-/// The status of a candidate no evaluating rank could take (--mpi): not a
-/// result, and never recorded.
-inline constexpr const char *kLostStatus = "evaluator-lost";
-
 /// What ranked a run's candidates ("gpu (<model>)", "cost-model
 /// (predictions)"): set as evaluations come back, on their threads, and
 /// read by the search's thread. Empty until the first evaluation (a resumed
@@ -115,7 +111,7 @@ private:
   /// run is ranked by the cost model.
   std::atomic<bool> useGpu{false};
   std::string measuredOnName;
-  std::string referenceText;
+  std::shared_ptr<const LaunchPlan> referencePlan;
   EvalConfig evalConfig;
   std::unique_ptr<WorkerPool> gpus;
   std::unique_ptr<CompilePool> pool;

@@ -13,6 +13,7 @@
 #ifndef KF_SEARCH_COMPILEPOOL_H
 #define KF_SEARCH_COMPILEPOOL_H
 
+#include "kf/Runtime/LaunchPlan.h"
 #include "kf/Search/Search.h"
 #include "kf/Support/Subprocess.h"
 
@@ -32,9 +33,10 @@ namespace kf {
 
 /// What a compile worker answers for one script.
 struct CompileReply {
-  /// "compiled", "rejected" (static cheat checks), "compile-error:<stage>",
-  /// "compile-timeout" or "compile-crash".
-  std::string status;
+  /// Compiled, Rejected (static cheat checks), CompileError (at `stage`),
+  /// CompileTimeout or CompileCrash.
+  CandidateStatus status = CandidateStatus::CompileCrash;
+  std::string stage;
   /// Why not compiled: the first error, or the end of a crashed worker's
   /// stderr.
   std::string error;
@@ -45,9 +47,9 @@ struct CompileReply {
   /// (the cost model's estimate; CompiledCandidate::globalBytes).
   unsigned kernels = 0;
   double globalBytes = 0;
-  /// The lowered module (with its kernel images) for the GPU worker, when
-  /// the pool was asked for it.
-  std::string lowered;
+  /// The launch plan (with its kernel images) for the GPU worker, when the
+  /// pool was asked for it.
+  std::optional<LaunchPlan> plan;
 
   llvm::json::Value toJSON() const;
   static CompileReply fromJSON(const llvm::json::Value &value);

@@ -19,11 +19,12 @@ namespace kf {
 
 /// Loads the problem of `options`, then answers each request line of
 /// `requests` ({"kind": "schedule" | "kernel", "text"}) with one
-/// CompileReply line on stdout, the lowered module included when
-/// `emitLowered` (the GPU workers measure it). Returns the exit status: 1
-/// when the problem does not load, else 0 at the end of the requests.
+/// CompileReply line on stdout, the launch plan with its kernel images
+/// included when `emitPlan` (the GPU workers measure it). Returns the exit
+/// status: 1 when the problem does not load, else 0 at the end of the
+/// requests.
 int runCompileWorker(mlir::MLIRContext &context,
-                     const ProblemInputOptions &options, bool emitLowered,
+                     const ProblemInputOptions &options, bool emitPlan,
                      std::istream &requests);
 
 } // namespace kf

@@ -35,7 +35,9 @@ struct LLMPromptInput {
   /// The parent candidate, when there is one.
   std::optional<CandidateKind> parentKind;
   std::string parentText;
-  std::string parentStatus;
+  CandidateStatus parentStatus = CandidateStatus::InternalError;
+  /// With a compile error: the stage that failed.
+  std::string parentStage;
   double parentSeconds = 0;
   std::vector<std::string> parentTriggers;
   /// For a repair: the error the parent failed with.

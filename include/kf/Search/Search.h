@@ -18,6 +18,7 @@
 #define KF_SEARCH_SEARCH_H
 
 #include "kf/Search/RuleExperts.h"
+#include "kf/Support/CandidateStatus.h"
 #include "kf/Transforms/Schedules.h"
 
 #include "llvm/Support/JSON.h"
@@ -50,9 +51,9 @@ bool fromJSON(const llvm::json::Value &value, CandidateSource &candidate,
 
 /// The outcome of evaluating one candidate.
 struct Outcome {
-  /// "correct" (measured or predicted time valid), or why not: a compile
-  /// stage, "rejected", "incorrect", "runtime-fault", ...
-  std::string status;
+  /// What became of it. Correct: `seconds` is its measured (or, with the
+  /// cost model, predicted) time.
+  CandidateStatus status = CandidateStatus::InternalError;
   double seconds = 0;
   /// The candidate's diagnosis in brief: its predicted bottleneck class and
   /// the kinds of its findings (docs/diagnosis.md), sorted and unique. What
@@ -69,6 +70,17 @@ struct Outcome {
   /// otherwise.
   unsigned kernels = 0;
   double globalBytes = 0;
+  /// With CompileError: the stage that failed (kf::stringifyCompileStage's
+  /// names, "request" for a request no compile could read, "rank" for one
+  /// an evaluating rank could not take).
+  std::string stage = {};
+
+  bool isCorrect() const { return status == CandidateStatus::Correct; }
+  /// kf::formatStatus: "correct", "compile-error:transform", ...
+  std::string statusText() const { return formatStatus(status, stage); }
+  /// A candidate that failed with `status` (and `error`, `stage`).
+  static Outcome failed(CandidateStatus status, std::string error,
+                        std::string stage = "");
 };
 
 /// {"status", "seconds", "triggers", "error"}: how outcomes travel
