@@ -8,7 +8,7 @@
 #include "kf/Analysis/KernelAnalysis.h"
 #include "kf/Dialect/KF/KFOps.h"
 #include "kf/Runtime/RuntimeKernels.h"
-#include "kf/Transforms/Schedules.h"
+#include "kf/Schedule/Schedule.h"
 
 #include "mlir/Parser/Parser.h"
 

@@ -4,6 +4,7 @@
 
 #include "kf/Dialect/KF/KFDialect.h"
 #include "kf/Pipelines/Pipelines.h"
+#include "kf/Schedule/Passes.h"
 #include "kf/Transforms/Passes.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -236,5 +237,6 @@ void kf::registerAllPasses() {
 
   // Kernel Foundry's own.
   kf::registerKFPasses();
+  kf::registerKFSchedulePasses();
   kf::registerKFPipelines();
 }

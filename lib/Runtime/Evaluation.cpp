@@ -88,6 +88,8 @@ private:
   Error poison(unsigned trial);
   Expected<bool> compareAll();
   std::string mismatchMessage(llvm::StringRef when);
+  Expected<std::vector<double>> timeRuns(LoadedPlan &plan,
+                                         std::vector<DeviceBuffer> &outputs);
 
   GpuEvaluator::Impl &gpu;
   CudaDriver &driver;
@@ -576,11 +578,8 @@ Expected<Next> Evaluation::timeCandidate() {
   for (unsigned set = 1; set < numSets; ++set)
     if (Error error = fillSet(set, config.seed + config.trials + set))
       return std::move(error);
-  std::vector<llvm::SmallVector<CUdeviceptr>> candidateArgs;
-  for (unsigned set = 0; set < numSets; ++set)
-    candidateArgs.push_back(arguments(set, candidateOutputs));
   Expected<std::vector<double>> timed =
-      gpu.timeRuns(*candidatePlan, candidateArgs, config);
+      timeRuns(*candidatePlan, candidateOutputs);
   if (!timed)
     return timed.takeError();
   times = std::move(*timed);
@@ -620,13 +619,19 @@ Expected<Next> Evaluation::checkLastTimedRun() {
 Error Evaluation::timeReference() {
   if (!config.timeReference)
     return Error::success();
-  std::vector<llvm::SmallVector<CUdeviceptr>> referenceArgs;
-  for (unsigned set = 0; set < numSets; ++set)
-    referenceArgs.push_back(arguments(set, referenceOutputs));
   Expected<std::vector<double>> referenceTimes =
-      gpu.timeRuns(*referencePlan, referenceArgs, config);
+      timeRuns(*referencePlan, referenceOutputs);
   if (!referenceTimes)
     return referenceTimes.takeError();
   result.referenceTime = summarizeTimes(*referenceTimes);
   return Error::success();
+}
+
+/// Times `plan` over the input sets in turn, writing into `outputs`.
+Expected<std::vector<double>>
+Evaluation::timeRuns(LoadedPlan &plan, std::vector<DeviceBuffer> &outputs) {
+  std::vector<llvm::SmallVector<CUdeviceptr>> argumentSets;
+  for (unsigned set = 0; set < numSets; ++set)
+    argumentSets.push_back(arguments(set, outputs));
+  return gpu.timeRuns(plan, argumentSets, config);
 }

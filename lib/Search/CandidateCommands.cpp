@@ -5,7 +5,7 @@
 #include "kf/Analysis/Bottleneck.h"
 #include "kf/Analysis/ProblemAnalysis.h"
 #include "kf/Runtime/Worker.h"
-#include "kf/Transforms/Schedules.h"
+#include "kf/Schedule/Schedule.h"
 
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -282,6 +282,22 @@ int runEvalCommand(MLIRContext &context, const EvalCommandConfig &config) {
   if (noDevice)
     return 3;
   return allCorrect ? 0 : 2;
+}
+
+int runMeasurementWorkerCommand(MLIRContext &context, StringRef chip) {
+  return runWorker([&]() -> Expected<PlanModule> {
+    CompileOptions options;
+    options.chip = chip.str();
+    std::string errors;
+    ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+      errors += diag.str() + "\n";
+      return success();
+    });
+    FailureOr<PlanModule> kernels = compileRuntimeKernels(&context, options);
+    if (failed(kernels))
+      return createStringError(inconvertibleErrorCode(), errors);
+    return *kernels;
+  });
 }
 
 } // namespace kf

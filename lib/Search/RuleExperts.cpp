@@ -1,6 +1,7 @@
 //===- RuleExperts.cpp - kf's built-in experts: mutations and seeds -------===//
 
 #include "kf/Search/RuleExperts.h"
+#include "kf/Transforms/Passes.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kf/Schedule/Schedule.h"
 #include "kf/Search/CandidateEvaluator.h"
 #include "kf/Search/ExperienceLibrary.h"
 #include "kf/Search/LLMExpert.h"
@@ -15,7 +16,6 @@
 #include "kf/Search/Records.h"
 #include "kf/Search/SearchConfig.h"
 #include "kf/Search/SearchOutputs.h"
-#include "kf/Transforms/Schedules.h"
 #ifdef KF_ENABLE_LLM
 #include "kf/Search/LLMClient.h"
 #endif

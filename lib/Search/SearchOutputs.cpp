@@ -3,9 +3,9 @@
 #include "kf/Search/SearchOutputs.h"
 
 #include "kf/Analysis/ProblemAnalysis.h"
+#include "kf/Schedule/Schedule.h"
 #include "kf/Search/OutputDirectory.h"
 #include "kf/Search/Report.h"
-#include "kf/Transforms/Schedules.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/Support/FormatVariadic.h"

@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kf/Transforms/ContractionSchedule.h"
+#include "kf/Analysis/ContractionAnalysis.h"
 #include "kf/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

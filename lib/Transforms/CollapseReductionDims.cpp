@@ -1,6 +1,6 @@
 //===- CollapseReductionDims.cpp - One loop per run of reduction dims -----===//
 
-#include "kf/Transforms/LoopRuns.h"
+#include "kf/Analysis/LoopRuns.h"
 #include "kf/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

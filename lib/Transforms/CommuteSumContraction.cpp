@@ -16,7 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kf/Transforms/ContractionSchedule.h"
+#include "kf/Analysis/ContractionAnalysis.h"
 #include "kf/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -16,7 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kf/Transforms/ConvolutionGemm.h"
+#include "kf/Analysis/ConvolutionGemm.h"
 #include "kf/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -23,7 +23,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "kf/Transforms/Passes.h"
-#include "kf/Transforms/Schedules.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -306,6 +305,11 @@ LogicalResult distribute(linalg::GenericOp op, gpu::LaunchOp launch,
 }
 
 } // namespace
+
+bool kf::isValidReductionLanes(int64_t lanes) {
+  return lanes > 1 && lanes <= 1024 &&
+         (lanes < 32 ? llvm::isPowerOf2_64(lanes) : lanes % 32 == 0);
+}
 
 bool kf::isLaneReduction(linalg::LinalgOp op) {
   auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());

@@ -15,7 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kf/Transforms/ContractionSchedule.h"
+#include "kf/Analysis/ContractionAnalysis.h"
 #include "kf/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -96,8 +96,7 @@ struct KFTransposeContractionOperandsPass
         return;
       SmallVector<unsigned> indices;
       for (unsigned index : {0u, 1u})
-        if ((index == 0 ? transposeA : transposeB) &&
-            loops->rowsAlongK(index))
+        if ((index == 0 ? transposeA : transposeB) && loops->rowsAlongK(index))
           indices.push_back(index);
       if (!indices.empty())
         work.push_back({op, indices});

@@ -18,8 +18,6 @@
 #include "CommandLine.h"
 
 #include "kf/InitAll.h"
-#include "kf/Pipelines/Compiler.h"
-#include "kf/Runtime/Worker.h"
 #include "kf/Search/CompileWorker.h"
 #include "kf/Version.h"
 
@@ -40,25 +38,6 @@ using namespace kf_evolve;
 namespace {
 
 int fail(const Twine &message) { return kf::reportError(message); }
-
-/// kf-evolve worker: the isolated GPU measurement process, with the
-/// runtime's own kernels (fill, compare) compiled for the chip.
-int runWorkerCommand(MLIRContext &context, StringRef chip) {
-  return kf::runWorker([&]() -> Expected<kf::PlanModule> {
-    kf::CompileOptions options;
-    options.chip = chip.str();
-    std::string errors;
-    ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
-      errors += diag.str() + "\n";
-      return success();
-    });
-    FailureOr<kf::PlanModule> kernels =
-        kf::compileRuntimeKernels(&context, options);
-    if (failed(kernels))
-      return createStringError(inconvertibleErrorCode(), errors);
-    return *kernels;
-  });
-}
 
 /// kf-evolve import: the module printed with its locations, so that
 /// findings on it point at the CUDA source lines.
@@ -138,7 +117,7 @@ int main(int argc, char **argv) {
     return noProblem ? fail("check-problem needs a problem file")
                      : kf::runCheckProblemCommand(context, invocation.check);
   case Command::Worker:
-    return runWorkerCommand(context, input.chip);
+    return kf::runMeasurementWorkerCommand(context, input.chip);
   case Command::Library:
     return kf::runLibraryCommand(invocation.library);
   case Command::Import:

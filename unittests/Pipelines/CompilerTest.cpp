@@ -8,7 +8,7 @@
 #include "kf/Dialect/KF/KFOps.h"
 #include "kf/InitAll.h"
 #include "kf/Runtime/RuntimeKernels.h"
-#include "kf/Transforms/Schedules.h"
+#include "kf/Schedule/Schedule.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"

@@ -10,6 +10,15 @@ using namespace kf;
 
 namespace {
 
+PlanArgument scalar(PlanArgument::Kind kind, unsigned bits,
+                    double floating = 0) {
+  PlanArgument argument;
+  argument.kind = kind;
+  argument.bitWidth = bits;
+  argument.floating = floating;
+  return argument;
+}
+
 /// A plan with every kind of step and argument, a PTX and a cubin module.
 LaunchPlan samplePlan() {
   LaunchPlan plan;
@@ -52,27 +61,14 @@ LaunchPlan samplePlan() {
   pointer.kind = PlanArgument::Kind::Pointer;
   pointer.buffer = 2;
   pointer.byteOffset = 64;
-  PlanArgument wide;
-  wide.kind = PlanArgument::Kind::Integer;
+  PlanArgument wide = scalar(PlanArgument::Kind::Integer, 64);
   wide.integer = -(int64_t(1) << 40);
-  PlanArgument narrow;
-  narrow.kind = PlanArgument::Kind::Integer;
+  PlanArgument narrow = scalar(PlanArgument::Kind::Integer, 32);
   narrow.integer = 4096;
-  narrow.bitWidth = 32;
-  PlanArgument whole;
-  whole.kind = PlanArgument::Kind::Float;
-  whole.floating = 2.0;
-  whole.bitWidth = 32;
-  PlanArgument fraction;
-  fraction.kind = PlanArgument::Kind::Float;
-  fraction.floating = 0.1;
-  PlanArgument notANumber;
-  notANumber.kind = PlanArgument::Kind::Float;
-  notANumber.floating = NAN;
-  PlanArgument infinity;
-  infinity.kind = PlanArgument::Kind::Float;
-  infinity.floating = -INFINITY;
-  infinity.bitWidth = 32;
+  PlanArgument whole = scalar(PlanArgument::Kind::Float, 32, 2.0);
+  PlanArgument fraction = scalar(PlanArgument::Kind::Float, 64, 0.1);
+  PlanArgument notANumber = scalar(PlanArgument::Kind::Float, 64, NAN);
+  PlanArgument infinity = scalar(PlanArgument::Kind::Float, 32, -INFINITY);
   launch.arguments = {pointer,  wide,       narrow,  whole,
                       fraction, notANumber, infinity};
   plan.steps.push_back(launch);

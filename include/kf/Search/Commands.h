@@ -1,9 +1,9 @@
 //===- Commands.h - kf-evolve's subcommands other than search -------------===//
 //
-// What compile, eval, check-reference, check-problem, import --cache-all
-// and library do, each behind a config struct that kf-evolve fills from its
-// flags (the search is SearchConfig.h's). Each returns the exit status and
-// reports its errors itself, as the tool does: 0 success, 1 an error, 2 a
+// What compile, eval, worker, check-reference, check-problem, import
+// --cache-all and library do, each behind a config struct that kf-evolve fills
+// from its flags (the search is SearchConfig.h's). Each returns the exit status
+// and reports its errors itself, as the tool does: 0 success, 1 an error, 2 a
 // negative verdict (incorrect, disagree, degenerate), 3 no usable GPU.
 //
 //===----------------------------------------------------------------------===//
@@ -78,6 +78,12 @@ struct EvalCommandConfig {
   std::string executable;
 };
 int runEvalCommand(mlir::MLIRContext &context, const EvalCommandConfig &config);
+
+/// kf-evolve worker: the isolated GPU measurement process (kf::runWorker),
+/// with kf's runtime kernels (fill, compare) compiled for `chip` before its
+/// first evaluation.
+int runMeasurementWorkerCommand(mlir::MLIRContext &context,
+                                llvm::StringRef chip);
 
 /// kf-evolve check-reference (the reference on the GPU against the CPU's)
 /// and check-problem (the degenerate-problem check on the CPU; with

@@ -20,8 +20,8 @@
 #ifndef KF_SEARCH_EXPERIENCELIBRARY_H
 #define KF_SEARCH_EXPERIENCELIBRARY_H
 
+#include "kf/Schedule/Schedule.h"
 #include "kf/Search/Search.h"
-#include "kf/Transforms/Schedules.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"

@@ -11,7 +11,7 @@
 #ifndef KF_SEARCH_RULEEXPERTS_H
 #define KF_SEARCH_RULEEXPERTS_H
 
-#include "kf/Transforms/Schedules.h"
+#include "kf/Schedule/Schedule.h"
 
 #include <functional>
 #include <optional>

@@ -17,9 +17,9 @@
 #ifndef KF_SEARCH_SEARCH_H
 #define KF_SEARCH_SEARCH_H
 
+#include "kf/Schedule/Schedule.h"
 #include "kf/Search/RuleExperts.h"
 #include "kf/Support/CandidateStatus.h"
-#include "kf/Transforms/Schedules.h"
 
 #include "llvm/Support/JSON.h"
 

@@ -3,8 +3,8 @@
 #ifndef KF_TRANSFORMS_PASSES_H
 #define KF_TRANSFORMS_PASSES_H
 
+#include "kf/Analysis/ConvolutionGemm.h"
 #include "kf/Dialect/KF/KFDialect.h"
-#include "kf/Transforms/ConvolutionGemm.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -34,6 +34,12 @@ inline constexpr llvm::StringLiteral kReductionLanesAttrName =
 /// output, whose body folds each element into it with one add, mul, max or
 /// min.
 bool isLaneReduction(mlir::linalg::LinalgOp op);
+
+/// Whether `lanes` threads can share a reduction (kf-distribute-reductions,
+/// the schedule's OpSchedule::reductionLanes): a power of two from 2 to 16,
+/// whose groups the shuffles keep inside a warp, or a multiple of 32 up to
+/// 1024.
+bool isValidReductionLanes(int64_t lanes);
 
 /// The loop order kf-interchange-to-output-order gives `op` (new loop i is
 /// old loop order[i]): its parallel loops in the order of the output's

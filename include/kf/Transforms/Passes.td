@@ -22,31 +22,6 @@ def KFExtractReference : Pass<"kf-extract-reference", "mlir::ModuleOp"> {
   let dependentDialects = ["::kf::KFDialect"];
 }
 
-def KFApplySchedule : Pass<"kf-apply-schedule", "mlir::ModuleOp"> {
-  let summary = "Reduce a problem to its reference and apply a schedule";
-  let description = [{
-    Extracts the problem's reference function (as `kf-extract-reference`)
-    and applies a schedule to it with the transform interpreter: the script
-    in the file named by `schedule`, or kf's default schedule when none is
-    given. The result holds `gpu.launch` ops on memrefs, ready for
-    `kf-lower-to-ptx`.
-  }];
-  let options = [
-    Option<"problemName", "problem", "std::string", /*default=*/"\"\"",
-           "The problem to schedule when the module holds several">,
-    Option<"schedulePath", "schedule", "std::string", /*default=*/"\"\"",
-           "A transform script (with @__transform_main); empty: the default "
-           "schedule">,
-  ];
-  let dependentDialects = [
-    "::kf::KFDialect", "::mlir::transform::TransformDialect",
-    "::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
-    "::mlir::memref::MemRefDialect", "::mlir::bufferization::BufferizationDialect",
-    "::mlir::affine::AffineDialect", "::mlir::linalg::LinalgDialect",
-    "::mlir::vector::VectorDialect", "::mlir::arith::ArithDialect",
-  ];
-}
-
 def KFMaterializeWorkgroupMemory
     : Pass<"kf-materialize-workgroup-memory", "mlir::func::FuncOp"> {
   let summary = "Turn promoted shared-memory buffers and copies into code that lowers";

@@ -7,9 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kf/Transforms/ContractionSchedule.h"
+#include "kf/Schedule/ContractionSchedule.h"
+#include "kf/Schedule/Schedule.h"
 #include "kf/Transforms/Passes.h"
-#include "kf/Transforms/Schedules.h"
 
 #include "ScheduleStructure.h"
 

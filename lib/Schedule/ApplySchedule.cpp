@@ -1,14 +1,14 @@
 //===- ApplySchedule.cpp - Apply a schedule to a problem ------------------===//
 
 #include "kf/Dialect/KF/KFOps.h"
-#include "kf/Transforms/Passes.h"
-#include "kf/Transforms/Schedules.h"
+#include "kf/Schedule/Passes.h"
+#include "kf/Schedule/Schedule.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 
 namespace kf {
 #define GEN_PASS_DEF_KFAPPLYSCHEDULE
-#include "kf/Transforms/Passes.h.inc"
+#include "kf/Schedule/Passes.h.inc"
 } // namespace kf
 
 using namespace mlir;

@@ -2,11 +2,11 @@
 //
 // The genome's wire format: what the experience library stores, what
 // `kf-evolve compile --emit genome` writes and `--schedule` reads back.
-// Kept apart from the default schedule and its structure (Schedules.cpp).
+// Kept apart from the default schedule and its structure (Schedule.cpp).
 //
 //===----------------------------------------------------------------------===//
 
-#include "kf/Transforms/Schedules.h"
+#include "kf/Schedule/Schedule.h"
 
 #include "llvm/Support/JSON.h"
 

@@ -1,9 +1,9 @@
 //===- ContractionScheduleTest.cpp - The pipelined GEMM kernel kind -------===//
 
-#include "kf/Transforms/ContractionSchedule.h"
-#include "kf/Transforms/ConvolutionGemm.h"
-#include "kf/Transforms/LoopRuns.h"
-#include "kf/Transforms/Schedules.h"
+#include "kf/Schedule/ContractionSchedule.h"
+#include "kf/Analysis/ConvolutionGemm.h"
+#include "kf/Analysis/LoopRuns.h"
+#include "kf/Schedule/Schedule.h"
 
 #include "kf/InitAll.h"
 

@@ -1,6 +1,6 @@
-//===- Schedules.cpp - Schedules: transform scripts for a problem ---------===//
+//===- Schedule.cpp - Schedules: transform scripts for a problem ----------===//
 
-#include "kf/Transforms/Schedules.h"
+#include "kf/Schedule/Schedule.h"
 #include "kf/Transforms/Passes.h"
 
 #include "ScheduleStructure.h"
@@ -167,11 +167,6 @@ void kf::setContractionTile(OpSchedule &schedule, linalg::LinalgOp op,
       schedule.threads.push_back(0);
     }
   }
-}
-
-bool kf::isValidReductionLanes(int64_t lanes) {
-  return lanes > 1 && lanes <= 1024 &&
-         (lanes < 32 ? llvm::isPowerOf2_64(lanes) : lanes % 32 == 0);
 }
 
 bool kf::setReductionLanes(OpSchedule &schedule, const OpShape &shape,

@@ -21,8 +21,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KF_TRANSFORMS_CONVOLUTIONGEMM_H
-#define KF_TRANSFORMS_CONVOLUTIONGEMM_H
+#ifndef KF_ANALYSIS_CONVOLUTIONGEMM_H
+#define KF_ANALYSIS_CONVOLUTIONGEMM_H
 
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
@@ -106,4 +106,4 @@ analyzeConvolutionGemm(mlir::Operation *op,
 
 } // namespace kf
 
-#endif // KF_TRANSFORMS_CONVOLUTIONGEMM_H
+#endif // KF_ANALYSIS_CONVOLUTIONGEMM_H

@@ -2,7 +2,7 @@
 //
 // Private to lib/Transforms: the reference's linalg ops as a schedule sees
 // them, and the reference after a genome's structure genes, shared by the
-// default schedule and restructuring (Schedules.cpp) and the rendering of a
+// default schedule and restructuring (Schedule.cpp) and the rendering of a
 // genome as a script (ScheduleRendering.cpp).
 //
 //===----------------------------------------------------------------------===//
@@ -10,8 +10,8 @@
 #ifndef KF_LIB_TRANSFORMS_SCHEDULESTRUCTURE_H
 #define KF_LIB_TRANSFORMS_SCHEDULESTRUCTURE_H
 
-#include "kf/Transforms/ContractionSchedule.h"
-#include "kf/Transforms/Schedules.h"
+#include "kf/Schedule/ContractionSchedule.h"
+#include "kf/Schedule/Schedule.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"

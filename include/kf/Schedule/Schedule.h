@@ -1,4 +1,4 @@
-//===- Schedules.h - Schedules: transform scripts for a problem -*- C++ -*-===//
+//===- Schedule.h - Schedules: transform scripts for a problem --*- C++ -*-===//
 //
 // A candidate for an MLIR problem is the problem plus a schedule: a
 // transform-dialect script that tiles the reference's linalg operations onto
@@ -9,10 +9,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KF_TRANSFORMS_SCHEDULES_H
-#define KF_TRANSFORMS_SCHEDULES_H
+#ifndef KF_SCHEDULE_SCHEDULE_H
+#define KF_SCHEDULE_SCHEDULE_H
 
-#include "kf/Transforms/ContractionSchedule.h"
+#include "kf/Schedule/ContractionSchedule.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -145,11 +145,6 @@ void setContractionTile(OpSchedule &schedule, mlir::linalg::LinalgOp op,
                         const ContractionTile &tile);
 
 struct OpShape;
-
-/// Whether `lanes` threads can share a reduction (OpSchedule::reductionLanes,
-/// kf-distribute-reductions): a power of two from 2 to 16, whose groups the
-/// shuffles keep inside a warp, or a multiple of 32 up to 1024.
-bool isValidReductionLanes(int64_t lanes);
 
 /// Maps `schedule` as `lanes` lanes sharing the reduction of an op of
 /// `shape` (OpSchedule::reductionLanes): above 32 lanes, one output per
@@ -288,4 +283,4 @@ mlir::LogicalResult applySchedule(mlir::ModuleOp payload,
 
 } // namespace kf
 
-#endif // KF_TRANSFORMS_SCHEDULES_H
+#endif // KF_SCHEDULE_SCHEDULE_H

@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KF_TRANSFORMS_LOOPRUNS_H
-#define KF_TRANSFORMS_LOOPRUNS_H
+#ifndef KF_ANALYSIS_LOOPRUNS_H
+#define KF_ANALYSIS_LOOPRUNS_H
 
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/AffineMap.h"
@@ -32,4 +32,4 @@ preservedLoopRuns(llvm::ArrayRef<mlir::AffineMap> maps,
 
 } // namespace kf
 
-#endif // KF_TRANSFORMS_LOOPRUNS_H
+#endif // KF_ANALYSIS_LOOPRUNS_H

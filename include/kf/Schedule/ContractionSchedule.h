@@ -3,7 +3,7 @@
 // A contraction (matmul, batch matmul, and linalg.generic contractions with
 // transposed or permuted operands) can be scheduled as a register-tiled,
 // software-pipelined GEMM kernel instead of the generic per-op mapping of
-// Schedules.h: each block computes a BM x BN tile of the output, the K loop
+// Schedule.h: each block computes a BM x BN tile of the output, the K loop
 // runs in steps of BK, every step's operand tiles are copied from global to
 // shared memory with 16-byte cp.async copies into a multi-stage ring buffer,
 // and each thread accumulates a TM x TN tile in registers with
@@ -14,8 +14,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KF_TRANSFORMS_CONTRACTIONSCHEDULE_H
-#define KF_TRANSFORMS_CONTRACTIONSCHEDULE_H
+#ifndef KF_SCHEDULE_CONTRACTIONSCHEDULE_H
+#define KF_SCHEDULE_CONTRACTIONSCHEDULE_H
+
+#include "kf/Analysis/ContractionAnalysis.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
@@ -64,48 +66,6 @@ struct ContractionTile {
 llvm::json::Value toJSON(const ContractionTile &tile);
 bool fromJSON(const llvm::json::Value &value, ContractionTile &tile,
               llvm::json::Path path);
-
-/// The loops of a contraction that the GEMM kernel maps: one M loop, one N
-/// loop, one K loop, and outer parallel loops (batch, or further M loops of
-/// size 1 per block) of which at most one may be larger than 1.
-struct ContractionLoops {
-  unsigned numLoops = 0;
-  unsigned mLoop = 0, nLoop = 0, kLoop = 0;
-  int64_t m = 0, n = 0, k = 0;
-  /// The other parallel loops (each tiled by 1 over blocks), with sizes.
-  llvm::SmallVector<unsigned, 2> outerLoops;
-  llvm::SmallVector<int64_t, 2> outerSizes;
-  /// The output's dimension of the M and N loops.
-  unsigned outputMDim = 0, outputNDim = 0;
-  /// The contiguous (innermost) loop of each operand: the copy of its tile
-  /// into shared memory runs 16-byte vectors along it.
-  unsigned aContiguousLoop = 0, bContiguousLoop = 0;
-  /// The extent of each operand's innermost dimension in memory (its row
-  /// length): 16-byte copies need rows that start 16-byte aligned.
-  int64_t aRowLength = 0, bRowLength = 0;
-  /// Whether each operand's rows run along K with its M (A) or N (B) loop
-  /// just outside: the GEMM kernel then reads it down the columns of its
-  /// shared-memory tile, which a swap of its last two dimensions
-  /// (kf-transpose-contraction-operands) makes contiguous along M or N.
-  bool aRowsAlongK = false, bRowsAlongK = false;
-
-  bool rowsAlongK(unsigned operand) const {
-    return operand == 0 ? aRowsAlongK : bRowsAlongK;
-  }
-};
-
-/// Whether `op` is a contraction the GEMM kernel can compute: two f32
-/// inputs and one f32 output, a multiply-add body, static shapes, one K
-/// loop, and its output initialised by a linalg.fill used by `op` alone
-/// (the kernel zeroes its accumulators itself). The reason otherwise.
-llvm::FailureOr<ContractionLoops>
-analyzeContraction(mlir::linalg::LinalgOp op, std::string *whyNot = nullptr);
-
-/// The runs of a contraction's batch loops, of its M loops and of its N
-/// loops that every indexing map keeps adjacent and in order, each of which
-/// can become one loop (kf-collapse-contraction-dims); none for other ops.
-llvm::SmallVector<mlir::ReassociationIndices>
-collapsibleContractionLoops(mlir::linalg::LinalgOp op);
 
 /// Why `tile` cannot compute `loops` (tiles that do not divide the loops,
 /// too many threads, too much shared memory, ...), or nullopt when it can.
@@ -162,4 +122,4 @@ llvm::SmallVector<int64_t, 3> contractionBlockDims(const ContractionTile &tile);
 
 } // namespace kf
 
-#endif // KF_TRANSFORMS_CONTRACTIONSCHEDULE_H
+#endif // KF_SCHEDULE_CONTRACTIONSCHEDULE_H

@@ -1,6 +1,6 @@
 //===- LoopRuns.cpp - Runs of loops that indexing maps keep together ------===//
 
-#include "kf/Transforms/LoopRuns.h"
+#include "kf/Analysis/LoopRuns.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 
