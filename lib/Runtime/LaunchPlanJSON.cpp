@@ -13,6 +13,7 @@
 #include "llvm/Support/Base64.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace kf;
 namespace json = llvm::json;
@@ -35,12 +36,15 @@ static json::Value argumentToJSON(const PlanArgument &arg) {
                         {"bits", (int64_t)arg.bitWidth}};
   case PlanArgument::Kind::Float: {
     // Always tagged: JSON writes 2.0 as 2, which would read back as an
-    // integer. JSON has no NaN or infinity, so those are named.
+    // integer. JSON has no NaN or infinity, and -0.0 would read back as the
+    // integer 0, so those are named.
     json::Value value = arg.floating;
     if (std::isnan(arg.floating))
       value = "nan";
     else if (std::isinf(arg.floating))
       value = arg.floating > 0 ? "inf" : "-inf";
+    else if (arg.floating == 0 && std::signbit(arg.floating))
+      value = "-0";
     return json::Object{{"float", std::move(value)},
                         {"bits", (int64_t)arg.bitWidth}};
   }
@@ -122,6 +126,11 @@ json::Value kf::toJSON(const LaunchPlan &plan, PlanImages images) {
 
 namespace {
 
+/// Above these, sizes would not survive the driver's 32-bit launch
+/// parameters or the evaluator's rounding of buffer sizes.
+constexpr int64_t kMaxCount = std::numeric_limits<uint32_t>::max();
+constexpr int64_t kMaxBytes = int64_t(1) << 50;
+
 /// Reads one plan, checking each index against what it refers to.
 class PlanReader {
 public:
@@ -134,8 +143,8 @@ public:
     if (!mapper || !mapper.map("function", plan.function) ||
         !mapper.map("arguments", arguments))
       return false;
-    if (arguments < 0)
-      return fail(path.field("arguments"), "must not be negative");
+    if (arguments < 0 || arguments > kMaxCount)
+      return fail(path.field("arguments"), "expected a count of arguments");
     plan.numArguments = arguments;
     // Modules first: launches name them.
     if (const json::Value *modules = object->get("modules")) {
@@ -208,8 +217,8 @@ private:
     if (!mapper || !mapper.map("bytes", buffer.bytes) ||
         !mapper.mapOptional("argument", argument))
       return false;
-    if (buffer.bytes < 0)
-      return fail(at.field("bytes"), "must not be negative");
+    if (buffer.bytes < 0 || buffer.bytes > kMaxBytes)
+      return fail(at.field("bytes"), "expected a byte size");
     if (argument) {
       if (*argument < 0 || *argument >= plan.numArguments)
         return fail(at.field("argument"), "is not an argument of the plan");
@@ -295,7 +304,7 @@ private:
         return fail(at.field(field), "expected three sizes");
       for (unsigned d = 0; d < 3; ++d) {
         std::optional<int64_t> size = (*array)[d].getAsInteger();
-        if (!size || *size < 1)
+        if (!size || *size < 1 || *size > kMaxCount)
           return fail(at.field(field).index(d), "expected a positive size");
         sizes[d] = *size;
       }
@@ -359,10 +368,13 @@ private:
         arg.floating = INFINITY;
       else if (named == "-inf")
         arg.floating = -INFINITY;
+      else if (named == "-0")
+        arg.floating = -0.0;
       else if (std::optional<double> number = floating->getAsNumber())
         arg.floating = *number;
       else
-        return fail(at.field("float"), "expected a number, nan, inf or -inf");
+        return fail(at.field("float"),
+                    "expected a number, nan, inf, -inf or -0");
       return true;
     }
     return fail(at, "expected a buffer, an integer or a float");

@@ -125,7 +125,7 @@ int kf::runWorker(
     if (isRunIO) {
       std::optional<LaunchPlan> plan = readPlan(*object, "plan", errors);
       if (!plan) {
-        reply(failure(CandidateStatus::InternalError,
+        reply(failure(CandidateStatus::LoadError,
                       "the worker cannot read the launch plan: " + errors));
         continue;
       }
@@ -151,7 +151,7 @@ int kf::runWorker(
     std::optional<LaunchPlan> candidate =
         readPlan(*object, "candidate", errors);
     if (!reference || !candidate) {
-      reply(failure(CandidateStatus::InternalError,
+      reply(failure(CandidateStatus::LoadError,
                     "the worker cannot read the launch plans: " + errors));
       continue;
     }
@@ -187,7 +187,10 @@ WorkerClient::exchange(llvm::json::Object request,
   }
   if (reference) {
     // The worker keeps the reference it was sent: send it once per
-    // process, and again only when it changes (the next problem).
+    // process, and again when it changes or the worker could not read it.
+    // Serializing it each time to compare costs little beside a GPU
+    // evaluation, and cannot mistake one plan for another as a pointer
+    // could.
     llvm::json::Value plan = toJSON(*reference, PlanImages::Include);
     std::string text;
     llvm::raw_string_ostream os(text);
@@ -269,8 +272,10 @@ EvalResult WorkerClient::evaluate(const ProblemSpec &spec,
     return failure(CandidateStatus::InternalError,
                    "the measurement worker sent a malformed reply");
   }
-  // A worker that could not read the reference holds none.
-  if (result.status == CandidateStatus::InternalError)
+  // A worker that could not read the reference (load-error) holds none;
+  // after any failure to read a request, send it again.
+  if (result.status == CandidateStatus::InternalError ||
+      result.status == CandidateStatus::LoadError)
     referenceHeld.reset();
   retireIfExiting(result);
   return result;

@@ -69,8 +69,9 @@ LaunchPlan samplePlan() {
   PlanArgument fraction = scalar(PlanArgument::Kind::Float, 64, 0.1);
   PlanArgument notANumber = scalar(PlanArgument::Kind::Float, 64, NAN);
   PlanArgument infinity = scalar(PlanArgument::Kind::Float, 32, -INFINITY);
-  launch.arguments = {pointer,  wide,       narrow,  whole,
-                      fraction, notANumber, infinity};
+  PlanArgument negativeZero = scalar(PlanArgument::Kind::Float, 32, -0.0);
+  launch.arguments = {pointer,  wide,       narrow,   whole,
+                      fraction, notANumber, infinity, negativeZero};
   plan.steps.push_back(launch);
 
   PlanStep launchPtx;
@@ -144,7 +145,7 @@ TEST(LaunchPlanJSON, RoundTripKeepsEveryField) {
   EXPECT_EQ(launch.block[1], 2);
   EXPECT_EQ(launch.block[2], 1);
   EXPECT_EQ(launch.dynamicSharedBytes, 65536);
-  ASSERT_EQ(launch.arguments.size(), 7u);
+  ASSERT_EQ(launch.arguments.size(), 8u);
   EXPECT_EQ(launch.arguments[0].kind, PlanArgument::Kind::Pointer);
   EXPECT_EQ(launch.arguments[0].byteOffset, 64);
   EXPECT_EQ(launch.arguments[1].integer, -(int64_t(1) << 40));
@@ -160,6 +161,9 @@ TEST(LaunchPlanJSON, RoundTripKeepsEveryField) {
   EXPECT_EQ(launch.arguments[4].bitWidth, 64u);
   EXPECT_TRUE(std::isnan(launch.arguments[5].floating));
   EXPECT_EQ(launch.arguments[6].floating, -INFINITY);
+  // -0.0 keeps its sign (JSON would read "-0" back as the integer 0).
+  EXPECT_EQ(launch.arguments[7].kind, PlanArgument::Kind::Float);
+  EXPECT_TRUE(std::signbit(launch.arguments[7].floating));
   EXPECT_EQ(read->steps[3].module, "ptx_module");
   EXPECT_EQ(read->steps[4].kind, PlanStep::Kind::Free);
   EXPECT_EQ(read->numLaunches(), 2u);
@@ -214,6 +218,11 @@ TEST(LaunchPlanJSON, RefusesPlansThatDoNotHoldTogether) {
               (*step(plan, 2).getArray("grid"))[1] = 0;
             }),
             "expected a positive size at plan.steps[2].grid[1]");
+  // The driver takes 32-bit sizes.
+  EXPECT_EQ(readEdited([](llvm::json::Object &plan) {
+              (*step(plan, 2).getArray("block"))[0] = int64_t(1) << 32;
+            }),
+            "expected a positive size at plan.steps[2].block[0]");
   EXPECT_EQ(readEdited([](llvm::json::Object &plan) {
               (*step(plan, 2).getArray("args"))[0] =
                   llvm::json::Object{{"buffer", 2}, {"offset", 4096}};

@@ -108,9 +108,11 @@ llvm::json::Value toJSON(const LaunchPlan &plan,
                          PlanImages images = PlanImages::Omit);
 
 /// Reads a plan written with its images. Every buffer, argument and module
-/// index is checked against what it refers to, and every copy and pointer
-/// against its buffer's size: a plan that does not hold together is refused
-/// (with the path of the offending field), never run.
+/// index is checked against what it refers to, every copy against the sizes
+/// of the buffers the plan declares, each pointer argument's offset, and
+/// the launch sizes against the driver's 32-bit limits: a plan that does
+/// not hold together is refused (with the path of the offending field),
+/// never run.
 bool fromJSON(const llvm::json::Value &value, LaunchPlan &plan,
               llvm::json::Path path);
 

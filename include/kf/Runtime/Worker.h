@@ -11,7 +11,8 @@
 //           The plans are JSON with their kernel images (kf::toJSON with
 //           PlanImages::Include), so the worker parses no MLIR. The worker
 //           keeps the reference: the client sends it with the first request
-//           to each worker process and again only when it changes.
+//           to each worker process, and again when it changes or the
+//           worker could not read it (a load-error reply).
 // Reply:    EvalResult as JSON.
 // Request:  {"op": "run-io", "spec", "config" (seed, device), "plan":
 //            LaunchPlan, "max_bytes"}
