@@ -657,6 +657,15 @@ TEST(Search, ReductionLanesByRowLength) {
   OpShape fewRows{{100}, 1 << 20, 1};
   fewRows.laneReduction = true;
   EXPECT_EQ(defaultReductionLanes(fewRows), 1024);
+  // Short rows with a million outputs or more: a thread per output fills
+  // the GPU (the blocked scans of L1-89..93), no lanes.
+  OpShape manyRows{{32768, 1024}, 1024, 1};
+  manyRows.laneReduction = true;
+  EXPECT_EQ(defaultReductionLanes(manyRows), 0);
+  // Long rows keep their lanes however many there are.
+  OpShape manyLongRows{{32768, 1024}, 8192, 1};
+  manyLongRows.laneReduction = true;
+  EXPECT_EQ(defaultReductionLanes(manyLongRows), 256);
   // Too short, or not a lane reduction: none.
   OpShape tiny{{8192}, 16, 1};
   tiny.laneReduction = true;
