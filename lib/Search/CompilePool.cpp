@@ -11,25 +11,26 @@
 
 using namespace kf;
 
-llvm::json::Value CompileReply::toJSON() const {
-  llvm::json::Object object{
-      {"status", formatStatus(status, stage)}, {"error", error},
-      {"predicted_seconds", predictedSeconds}, {"triggers", triggers},
-      {"kernels", (int64_t)kernels},           {"global_bytes", globalBytes}};
-  if (plan)
-    object["plan"] = kf::toJSON(*plan, PlanImages::Include);
+llvm::json::Value kf::toJSON(const CompileReply &reply) {
+  llvm::json::Object object{{"status", formatStatus(reply.status, reply.stage)},
+                            {"error", reply.error},
+                            {"predicted_seconds", reply.predictedSeconds},
+                            {"triggers", reply.triggers},
+                            {"kernels", (int64_t)reply.kernels},
+                            {"global_bytes", reply.globalBytes}};
+  if (reply.plan)
+    object["plan"] = toJSON(*reply.plan, PlanImages::Include);
   return object;
 }
 
-CompileReply CompileReply::fromJSON(const llvm::json::Value &value) {
-  CompileReply reply;
+bool kf::fromJSON(const llvm::json::Value &value, CompileReply &reply,
+                  llvm::json::Path path) {
   const llvm::json::Object *object = value.getAsObject();
   std::optional<llvm::StringRef> status =
       object ? object->getString("status") : std::nullopt;
   if (!status || !parseStatus(*status, reply.status, reply.stage)) {
-    reply.status = CandidateStatus::CompileCrash;
-    reply.error = "the compile worker answered something that is not a reply";
-    return reply;
+    path.field("status").report("expected a status");
+    return false;
   }
   reply.error = object->getString("error").value_or("").str();
   reply.predictedSeconds = object->getNumber("predicted_seconds").value_or(0);
@@ -40,17 +41,11 @@ CompileReply CompileReply::fromJSON(const llvm::json::Value &value) {
   reply.globalBytes = object->getNumber("global_bytes").value_or(0);
   if (const llvm::json::Value *plan = object->get("plan")) {
     LaunchPlan read;
-    llvm::json::Path::Root root("plan");
-    if (!kf::fromJSON(*plan, read, root)) {
-      reply.status = CandidateStatus::CompileCrash;
-      reply.error =
-          "the compile worker sent a launch plan that does not read: " +
-          llvm::toString(root.getError());
-      return reply;
-    }
+    if (!fromJSON(*plan, read, path.field("plan")))
+      return false;
     reply.plan = std::move(read);
   }
-  return reply;
+  return true;
 }
 
 CompilePool::CompilePool(std::vector<std::string> command, unsigned jobs,
@@ -87,11 +82,16 @@ CompileReply CompilePool::compileOn(unsigned slot,
   }();
   if (line) {
     llvm::Expected<llvm::json::Value> value = llvm::json::parse(*line);
-    if (value)
-      return CompileReply::fromJSON(*value);
-    llvm::consumeError(value.takeError());
+    CompileReply reply;
+    llvm::json::Path::Root root("reply");
+    if (value && fromJSON(*value, reply, root))
+      return reply;
+    // A worker that answers something else broke its protocol.
     failure.status = CandidateStatus::CompileCrash;
-    failure.error = "the compile worker's reply is not JSON";
+    failure.error = value ? "the compile worker's reply does not read: " +
+                                llvm::toString(root.getError())
+                          : "the compile worker's reply is not JSON: " +
+                                llvm::toString(value.takeError());
   } else {
     bool timedOut = line.errorIsA<SubprocessTimeout>();
     std::string message = llvm::toString(line.takeError());

@@ -64,7 +64,7 @@ int runCompileWorker(MLIRContext &context, const ProblemInputOptions &options,
           reply.plan = std::move(compiled->plan);
       }
     }
-    outs() << reply.toJSON() << "\n";
+    outs() << toJSON(reply) << "\n";
     outs().flush();
   }
   return 0;

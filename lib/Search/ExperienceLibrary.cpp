@@ -399,7 +399,7 @@ llvm::Error ExperienceLibrary::recordBest(const ProblemFeatures &features,
                                           double seconds, double speedup,
                                           llvm::StringRef run) {
   std::string featuresText, scheduleText;
-  llvm::raw_string_ostream(featuresText) << features.toJSON();
+  llvm::raw_string_ostream(featuresText) << toJSON(features);
   llvm::raw_string_ostream(scheduleText) << toJSON(schedule);
   Transaction transaction(*db);
   if (llvm::Error error = transaction.begin())
@@ -443,12 +443,10 @@ ExperienceLibrary::retrieve(const ProblemFeatures &features, unsigned limit) {
       continue;
     }
     Experience experience;
-    std::optional<ProblemFeatures> other =
-        ProblemFeatures::fromJSON(*featuresJSON);
     llvm::json::Path::Root root;
-    if (!other || !fromJSON(*scheduleJSON, experience.schedule, root))
+    if (!fromJSON(*featuresJSON, experience.features, root) ||
+        !fromJSON(*scheduleJSON, experience.schedule, root))
       continue;
-    experience.features = std::move(*other);
     experience.similarity = similarity(features, experience.features);
     if (experience.similarity <= 0)
       continue;

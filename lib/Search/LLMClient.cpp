@@ -42,9 +42,8 @@ llvm::Error kf::checkBaseUrl(llvm::StringRef url) {
   llvm::StringRef rest = url;
   if (!rest.consume_front("http://") && !rest.consume_front("https://"))
     return error("must start with http:// or https://");
-  llvm::StringRef authority = rest.take_until([](char c) {
-    return c == '/' || c == '?' || c == '#';
-  });
+  llvm::StringRef authority =
+      rest.take_until([](char c) { return c == '/' || c == '?' || c == '#'; });
   if (authority.contains('@'))
     return error("holds user information (user@host): give the API key "
                  "through api_key_env, never in the URL");
@@ -194,8 +193,8 @@ llvm::Error LLMConfig::validate() const {
     if (!std::isfinite(value) || value < 0 || (positive && value == 0)) {
       char text[32];
       snprintf(text, sizeof(text), "%g", value);
-      return error(llvm::formatv("LLM {0} = {1}: give a finite number{2}",
-                                 name, text,
+      return error(llvm::formatv("LLM {0} = {1}: give a finite number{2}", name,
+                                 text,
                                  positive ? " greater than 0" : " of 0 or more")
                        .str());
     }
@@ -207,11 +206,11 @@ llvm::Error LLMConfig::validate() const {
     return bad;
   if (llvm::Error bad = finite("budget_usd", budgetDollars, false))
     return bad;
-  if (llvm::Error bad = finite("price_input_per_mtok", inputPricePerMillion,
-                               false))
+  if (llvm::Error bad =
+          finite("price_input_per_mtok", inputPricePerMillion, false))
     return bad;
-  if (llvm::Error bad = finite("price_output_per_mtok",
-                               outputPricePerMillion, false))
+  if (llvm::Error bad =
+          finite("price_output_per_mtok", outputPricePerMillion, false))
     return bad;
   if (budgetTokens < 0)
     return error(llvm::formatv("LLM budget_tokens = {0}: give 0 (no limit) "
@@ -221,13 +220,13 @@ llvm::Error LLMConfig::validate() const {
   return llvm::Error::success();
 }
 
-llvm::json::Value LLMUsage::toJSON() const {
-  return llvm::json::Object{{"requests", requests},
-                            {"cached_answers", cachedAnswers},
-                            {"failed_requests", failedRequests},
-                            {"input_tokens", inputTokens},
-                            {"output_tokens", outputTokens},
-                            {"dollars", dollars}};
+llvm::json::Value kf::toJSON(const LLMUsage &usage) {
+  return llvm::json::Object{{"requests", usage.requests},
+                            {"cached_answers", usage.cachedAnswers},
+                            {"failed_requests", usage.failedRequests},
+                            {"input_tokens", usage.inputTokens},
+                            {"output_tokens", usage.outputTokens},
+                            {"dollars", usage.dollars}};
 }
 
 namespace {

@@ -34,34 +34,36 @@ std::string ProblemFeatures::signature() const {
   return text;
 }
 
-llvm::json::Value ProblemFeatures::toJSON() const {
+llvm::json::Value kf::toJSON(const ProblemFeatures &features) {
   llvm::json::Array opsJSON;
-  for (const OpShape &op : ops)
+  for (const OpShape &op : features.ops)
     opsJSON.push_back(
         llvm::json::Object{{"parallel", llvm::json::Array(op.parallelSizes)},
                            {"reduction_loops", op.reductionLoops},
                            {"inner_reduction", op.innerReductionSize}});
-  return llvm::json::Object{{"problem", problem},
-                            {"element_type", elementType},
+  return llvm::json::Object{{"problem", features.problem},
+                            {"element_type", features.elementType},
                             {"ops", std::move(opsJSON)}};
 }
 
-std::optional<ProblemFeatures>
-ProblemFeatures::fromJSON(const llvm::json::Value &value) {
+bool kf::fromJSON(const llvm::json::Value &value, ProblemFeatures &features,
+                  llvm::json::Path path) {
   const llvm::json::Object *object = value.getAsObject();
-  if (!object)
-    return std::nullopt;
-  ProblemFeatures features;
+  const llvm::json::Array *ops = object ? object->getArray("ops") : nullptr;
+  if (!ops) {
+    path.report("expected an object with ops");
+    return false;
+  }
+  features = ProblemFeatures();
   features.problem = object->getString("problem").value_or("").str();
   features.elementType = object->getString("element_type").value_or("").str();
-  const llvm::json::Array *ops = object->getArray("ops");
-  if (!ops)
-    return std::nullopt;
-  for (const llvm::json::Value &opValue : *ops) {
+  for (auto [index, opValue] : llvm::enumerate(*ops)) {
     const llvm::json::Object *op = opValue.getAsObject();
     const llvm::json::Array *parallel = op ? op->getArray("parallel") : nullptr;
-    if (!parallel)
-      return std::nullopt;
+    if (!parallel) {
+      path.field("ops").index(index).report("expected parallel sizes");
+      return false;
+    }
     OpShape shape;
     for (const llvm::json::Value &size : *parallel)
       shape.parallelSizes.push_back(size.getAsInteger().value_or(0));
@@ -69,7 +71,7 @@ ProblemFeatures::fromJSON(const llvm::json::Value &value) {
     shape.innerReductionSize = op->getInteger("inner_reduction").value_or(0);
     features.ops.push_back(std::move(shape));
   }
-  return features;
+  return true;
 }
 
 double kf::similarity(const ProblemFeatures &a, const ProblemFeatures &b) {
@@ -133,32 +135,38 @@ ActionWeights::describe(llvm::ArrayRef<std::string> triggers,
   return result;
 }
 
-llvm::json::Value ActionWeights::toJSON() const {
+llvm::json::Value kf::toJSON(const ActionWeights &weights) {
   llvm::json::Array entries;
-  for (const auto &[key, value] : expected)
+  for (const auto &[key, value] : weights.table())
     entries.push_back(llvm::json::Object{
         {"trigger", key.first}, {"action", key.second}, {"expected", value}});
   return entries;
 }
 
-std::optional<ActionWeights>
-ActionWeights::fromJSON(const llvm::json::Value &value) {
+bool kf::fromJSON(const llvm::json::Value &value, ActionWeights &weights,
+                  llvm::json::Path path) {
   const llvm::json::Array *entries = value.getAsArray();
-  if (!entries)
-    return std::nullopt;
-  ActionWeights weights;
-  for (const llvm::json::Value &entry : *entries) {
-    const llvm::json::Object *object = entry.getAsObject();
-    if (!object)
-      return std::nullopt;
-    std::optional<llvm::StringRef> trigger = object->getString("trigger");
-    std::optional<llvm::StringRef> action = object->getString("action");
-    std::optional<double> expected = object->getNumber("expected");
-    if (!trigger || !action || !expected)
-      return std::nullopt;
-    weights.expected[{trigger->str(), action->str()}] = *expected;
+  if (!entries) {
+    path.report("expected an array");
+    return false;
   }
-  return weights;
+  ActionWeights::Table table;
+  for (auto [index, entry] : llvm::enumerate(*entries)) {
+    const llvm::json::Object *object = entry.getAsObject();
+    std::optional<llvm::StringRef> trigger =
+        object ? object->getString("trigger") : std::nullopt;
+    std::optional<llvm::StringRef> action =
+        object ? object->getString("action") : std::nullopt;
+    std::optional<double> expected =
+        object ? object->getNumber("expected") : std::nullopt;
+    if (!trigger || !action || !expected) {
+      path.index(index).report("expected trigger, action and expected");
+      return false;
+    }
+    table[{trigger->str(), action->str()}] = *expected;
+  }
+  weights = ActionWeights(std::move(table));
+  return true;
 }
 
 //===----------------------------------------------------------------------===//
@@ -195,49 +203,54 @@ LibrarySnapshot::take(ExperienceLibrary &library,
   return snapshot;
 }
 
-llvm::json::Value LibrarySnapshot::toJSON() const {
+llvm::json::Value kf::toJSON(const LibrarySnapshot &snapshot) {
   llvm::json::Array seedsJSON;
-  for (const auto &[name, genome] : seeds)
+  for (const auto &[name, genome] : snapshot.seeds)
     seedsJSON.push_back(
-        llvm::json::Object{{"name", name}, {"schedule", kf::toJSON(genome)}});
-  llvm::json::Object object{{"weights", weights.toJSON()},
+        llvm::json::Object{{"name", name}, {"schedule", toJSON(genome)}});
+  llvm::json::Object object{{"weights", toJSON(snapshot.weights)},
                             {"seeds", std::move(seedsJSON)},
-                            {"notes", llvm::json::Array(notes)}};
-  if (settings)
-    object["search_settings"] = settings->toJSON();
+                            {"notes", llvm::json::Array(snapshot.notes)}};
+  if (snapshot.settings)
+    object["search_settings"] = toJSON(*snapshot.settings);
   return object;
 }
 
-std::optional<LibrarySnapshot>
-LibrarySnapshot::fromJSON(const llvm::json::Value &value) {
+bool kf::fromJSON(const llvm::json::Value &value, LibrarySnapshot &snapshot,
+                  llvm::json::Path path) {
   const llvm::json::Object *object = value.getAsObject();
   const llvm::json::Value *weights = object ? object->get("weights") : nullptr;
   const llvm::json::Array *seeds = object ? object->getArray("seeds") : nullptr;
   const llvm::json::Array *notes = object ? object->getArray("notes") : nullptr;
-  if (!weights || !seeds || !notes)
-    return std::nullopt;
-  LibrarySnapshot snapshot;
-  std::optional<ActionWeights> parsed = ActionWeights::fromJSON(*weights);
-  if (!parsed)
-    return std::nullopt;
-  snapshot.weights = std::move(*parsed);
-  for (const llvm::json::Value &seed : *seeds) {
+  if (!weights || !seeds || !notes) {
+    path.report("expected weights, seeds and notes");
+    return false;
+  }
+  snapshot = LibrarySnapshot();
+  if (!fromJSON(*weights, snapshot.weights, path.field("weights")))
+    return false;
+  for (auto [index, seed] : llvm::enumerate(*seeds)) {
     const llvm::json::Object *seedObject = seed.getAsObject();
     const llvm::json::Value *schedule =
         seedObject ? seedObject->get("schedule") : nullptr;
     Schedule genome;
-    llvm::json::Path::Root root;
-    if (!schedule || !kf::fromJSON(*schedule, genome, root))
-      return std::nullopt;
+    llvm::json::Path seedPath = path.field("seeds").index(index);
+    if (!schedule) {
+      seedPath.report("expected a schedule");
+      return false;
+    }
+    if (!fromJSON(*schedule, genome, seedPath.field("schedule")))
+      return false;
     snapshot.seeds.push_back(
         {seedObject->getString("name").value_or("").str(), genome});
   }
   for (const llvm::json::Value &note : *notes)
     snapshot.notes.push_back(note.getAsString().value_or("").str());
   if (const llvm::json::Value *settings = object->get("search_settings")) {
-    snapshot.settings = SearchSettings::fromJSON(*settings);
-    if (!snapshot.settings)
-      return std::nullopt;
+    SearchSettings read;
+    if (!fromJSON(*settings, read, path.field("search_settings")))
+      return false;
+    snapshot.settings = read;
   }
-  return snapshot;
+  return true;
 }

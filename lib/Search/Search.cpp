@@ -172,19 +172,21 @@ std::string structureKey(const Schedule &genome) {
 }
 } // namespace
 
-llvm::json::Value SearchSettings::toJSON() const {
-  return llvm::json::Object{{"seed", static_cast<int64_t>(seed)},
-                            {"islands", islands},
-                            {"round_size", roundSize},
-                            {"overlap_rounds", overlapRounds},
-                            {"rounds_in_flight", roundsInFlight}};
+llvm::json::Value kf::toJSON(const SearchSettings &settings) {
+  return llvm::json::Object{{"seed", static_cast<int64_t>(settings.seed)},
+                            {"islands", settings.islands},
+                            {"round_size", settings.roundSize},
+                            {"overlap_rounds", settings.overlapRounds},
+                            {"rounds_in_flight", settings.roundsInFlight}};
 }
 
-std::optional<SearchSettings>
-SearchSettings::fromJSON(const llvm::json::Value &value) {
+bool kf::fromJSON(const llvm::json::Value &value, SearchSettings &settings,
+                  llvm::json::Path path) {
   const llvm::json::Object *object = value.getAsObject();
-  if (!object)
-    return std::nullopt;
+  if (!object) {
+    path.report("expected an object");
+    return false;
+  }
   std::optional<int64_t> seed = object->getInteger("seed"),
                          islands = object->getInteger("islands"),
                          roundSize = object->getInteger("round_size");
@@ -192,12 +194,16 @@ SearchSettings::fromJSON(const llvm::json::Value &value) {
   // Runs started before rounds in flight were a setting held two.
   int64_t inFlight = object->getInteger("rounds_in_flight").value_or(2);
   if (!seed || !islands || *islands < 1 || !roundSize || *roundSize < 0 ||
-      !overlap || inFlight < 2)
-    return std::nullopt;
-  return SearchSettings{static_cast<uint64_t>(*seed),
-                        static_cast<unsigned>(*islands),
-                        static_cast<unsigned>(*roundSize), *overlap,
-                        static_cast<unsigned>(inFlight)};
+      !overlap || inFlight < 2) {
+    path.report("expected seed, islands (>= 1), round_size (>= 0), "
+                "overlap_rounds and rounds_in_flight (>= 2)");
+    return false;
+  }
+  settings = SearchSettings{static_cast<uint64_t>(*seed),
+                            static_cast<unsigned>(*islands),
+                            static_cast<unsigned>(*roundSize), *overlap,
+                            static_cast<unsigned>(inFlight)};
+  return true;
 }
 
 std::optional<std::string>

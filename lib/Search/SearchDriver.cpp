@@ -329,10 +329,13 @@ LogicalResult ProblemSearch::openRecords() {
       if (!value)
         return fail("--resume: library-snapshot.json: " +
                     toString(value.takeError()));
-      snapshot = LibrarySnapshot::fromJSON(*value);
-      if (!snapshot)
+      LibrarySnapshot read;
+      json::Path::Root root("snapshot");
+      if (!fromJSON(*value, read, root))
         return fail("--resume: library-snapshot.json is not a library "
-                    "snapshot kf wrote");
+                    "snapshot kf wrote (" +
+                    toString(root.getError()) + ")");
+      snapshot = std::move(read);
       // A run started before the settings were kept had rounds that did
       // not overlap: it goes on that way.
       if (!snapshot->settings && settings.overlapRounds) {
@@ -359,7 +362,7 @@ LogicalResult ProblemSearch::openRecords() {
     snapshot = std::move(*taken);
     snapshot->settings = settings;
     std::string text;
-    raw_string_ostream(text) << formatv("{0:2}", snapshot->toJSON()) << "\n";
+    raw_string_ostream(text) << formatv("{0:2}", toJSON(*snapshot)) << "\n";
     if (!write("library-snapshot.json", text))
       return failure();
   }
@@ -368,7 +371,7 @@ LogicalResult ProblemSearch::openRecords() {
   // kill kept from reaching it. When the library fails, the run goes on
   // without it (the records file stays complete).
   std::string snapshotText;
-  raw_string_ostream(snapshotText) << snapshot->toJSON();
+  raw_string_ostream(snapshotText) << toJSON(*snapshot);
   Error error = library->recordRunStart(runId, features.problem, snapshotText);
   if (!error)
     error = library->recordCandidates(runId, 0, records->lines());
@@ -448,7 +451,7 @@ LogicalResult ProblemSearch::setUpScriptExperts() {
               llmConfig.model, llm->endpoint(),
               given.replay ? " (replayed from the cache)" : "")
           .str();
-  llmUsage = [this] { return llm->usage().toJSON(); };
+  llmUsage = [this] { return toJSON(llm->usage()); };
   if (auto file = MemoryBuffer::getFile(config.input.problemPath))
     problemText = (*file)->getBuffer().str();
   callbacks.scriptExperts = makeLLMScriptExperts(

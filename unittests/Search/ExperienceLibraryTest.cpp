@@ -207,10 +207,11 @@ TEST(ActionWeights, AverageOverTriggersAndRoundTripThroughJSON) {
   EXPECT_NEAR(weights.weight({"narrow-access", "other"}, "vector-width"), 0.7,
               1e-12);
   EXPECT_NEAR(weights.weight({}, "threads"), 0.5, 1e-12);
-  std::optional<ActionWeights> copy = ActionWeights::fromJSON(weights.toJSON());
-  ASSERT_TRUE(copy);
-  EXPECT_NEAR(copy->weight({"narrow-access"}, "vector-width"), 0.9, 1e-12);
-  EXPECT_FALSE(ActionWeights::fromJSON(llvm::json::Value("nonsense")));
+  ActionWeights copy;
+  llvm::json::Path::Root root;
+  ASSERT_TRUE(fromJSON(toJSON(weights), copy, root));
+  EXPECT_NEAR(copy.weight({"narrow-access"}, "vector-width"), 0.9, 1e-12);
+  EXPECT_FALSE(fromJSON(llvm::json::Value("nonsense"), copy, root));
 }
 
 TEST_F(LibraryTest, KeepsRunRecordsInOrderUpToTheFirstGap) {

@@ -50,10 +50,12 @@ struct CompileReply {
   /// The launch plan (with its kernel images) for the GPU worker, when the
   /// pool was asked for it.
   std::optional<LaunchPlan> plan;
-
-  llvm::json::Value toJSON() const;
-  static CompileReply fromJSON(const llvm::json::Value &value);
 };
+
+/// One line of a compile worker's answer.
+llvm::json::Value toJSON(const CompileReply &reply);
+bool fromJSON(const llvm::json::Value &value, CompileReply &reply,
+              llvm::json::Path path);
 
 class CompilePool {
 public:

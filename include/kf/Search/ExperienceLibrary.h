@@ -46,9 +46,11 @@ struct ProblemFeatures {
 
   /// Equal for problems of the same op structure and sizes.
   std::string signature() const;
-  llvm::json::Value toJSON() const;
-  static std::optional<ProblemFeatures> fromJSON(const llvm::json::Value &);
 };
+
+llvm::json::Value toJSON(const ProblemFeatures &features);
+bool fromJSON(const llvm::json::Value &value, ProblemFeatures &features,
+              llvm::json::Path path);
 
 /// 0 for problems whose schedules cannot transfer (different op counts,
 /// loop ranks or element types), up to 1 for identical shapes; in between,
@@ -196,12 +198,19 @@ public:
   std::vector<std::string> describe(llvm::ArrayRef<std::string> triggers,
                                     unsigned limit) const;
 
-  llvm::json::Value toJSON() const;
-  static std::optional<ActionWeights> fromJSON(const llvm::json::Value &);
+  /// Expected success per (trigger, action).
+  using Table = std::map<std::pair<std::string, std::string>, double>;
+  const Table &table() const { return expected; }
+  explicit ActionWeights(Table expected) : expected(std::move(expected)) {}
 
 private:
-  std::map<std::pair<std::string, std::string>, double> expected;
+  Table expected;
 };
+
+/// [{"trigger", "action", "expected"}].
+llvm::json::Value toJSON(const ActionWeights &weights);
+bool fromJSON(const llvm::json::Value &value, ActionWeights &weights,
+              llvm::json::Path path);
 
 /// The library's state a run starts from: the action weights and the seeds
 /// retrieved for its problem (adapted to its shapes), with a note on where
@@ -223,10 +232,13 @@ struct LibrarySnapshot {
                                               const ProblemFeatures &features,
                                               const RestructureFn &restructure,
                                               unsigned limit);
-
-  llvm::json::Value toJSON() const;
-  static std::optional<LibrarySnapshot> fromJSON(const llvm::json::Value &);
 };
+
+/// {"weights", "seeds": [{"name", "schedule"}], "notes", "search_settings"
+/// (optional)}: library-snapshot.json.
+llvm::json::Value toJSON(const LibrarySnapshot &snapshot);
+bool fromJSON(const llvm::json::Value &value, LibrarySnapshot &snapshot,
+              llvm::json::Path path);
 
 } // namespace kf
 

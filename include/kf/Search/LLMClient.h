@@ -91,8 +91,8 @@ struct LLMUsage {
   int64_t requests = 0, cachedAnswers = 0, failedRequests = 0;
   int64_t inputTokens = 0, outputTokens = 0;
   double dollars = 0;
-  llvm::json::Value toJSON() const;
 };
+llvm::json::Value toJSON(const LLMUsage &usage);
 
 class LLMClient {
 public:

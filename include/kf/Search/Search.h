@@ -156,12 +156,16 @@ struct SearchSettings {
   /// SearchOptions::roundsInFlight (2 in runs that predate it).
   unsigned roundsInFlight = 2;
 
-  llvm::json::Value toJSON() const;
-  static std::optional<SearchSettings> fromJSON(const llvm::json::Value &);
   /// Says how `given` differs from these, as the options to give instead
   /// ("--seed 3"); std::nullopt when it does not.
   std::optional<std::string> differenceFrom(const SearchSettings &given) const;
 };
+
+/// {"seed", "islands", "round_size", "overlap_rounds", "rounds_in_flight"
+/// (2 when missing: runs that predate it)}.
+llvm::json::Value toJSON(const SearchSettings &settings);
+bool fromJSON(const llvm::json::Value &value, SearchSettings &settings,
+              llvm::json::Path path);
 
 struct SearchCandidate {
   unsigned id = 0;
