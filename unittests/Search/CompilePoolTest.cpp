@@ -122,4 +122,37 @@ TEST(CompilePool, AWorkerThatCannotStartIsACrashNotAnAbort) {
   EXPECT_EQ(status, "compile-crash");
 }
 
+TEST(CompileReply, TravelsWithItsLaunchPlan) {
+  CompileReply reply;
+  reply.status = CandidateStatus::Compiled;
+  reply.kernels = 1;
+  reply.triggers = {"memory-bound"};
+  LaunchPlan plan;
+  plan.function = "forward";
+  plan.numArguments = 1;
+  plan.buffers.push_back({PlanBuffer::Kind::Argument, 0, 64});
+  plan.modules["kernels"] = {PlanModule::Format::PTX, "sm_90", ".version 8.0"};
+  reply.plan = plan;
+  std::string text;
+  llvm::raw_string_ostream(text) << toJSON(reply);
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
+  ASSERT_TRUE(!!parsed);
+  CompileReply read;
+  llvm::json::Path::Root root("reply");
+  ASSERT_TRUE(fromJSON(*parsed, read, root));
+  EXPECT_EQ(read.status, CandidateStatus::Compiled);
+  EXPECT_EQ(read.triggers, reply.triggers);
+  ASSERT_TRUE(read.plan);
+  EXPECT_EQ(read.plan->function, "forward");
+  EXPECT_EQ(read.plan->modules["kernels"].image, ".version 8.0");
+
+  // A plan that does not read, or no status: not a reply (the pool then
+  // reports a compile-crash), with the field that failed.
+  (*parsed->getAsObject())["plan"] = llvm::json::Object{{"function", "f"}};
+  EXPECT_FALSE(fromJSON(*parsed, read, root));
+  EXPECT_EQ(llvm::toString(root.getError()),
+            "missing value at reply.plan.arguments");
+  EXPECT_FALSE(fromJSON(llvm::json::Object{{"error", "x"}}, read, root));
+}
+
 } // namespace
