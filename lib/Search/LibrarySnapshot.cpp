@@ -152,18 +152,13 @@ bool kf::fromJSON(const llvm::json::Value &value, ActionWeights &weights,
   }
   ActionWeights::Table table;
   for (auto [index, entry] : llvm::enumerate(*entries)) {
-    const llvm::json::Object *object = entry.getAsObject();
-    std::optional<llvm::StringRef> trigger =
-        object ? object->getString("trigger") : std::nullopt;
-    std::optional<llvm::StringRef> action =
-        object ? object->getString("action") : std::nullopt;
-    std::optional<double> expected =
-        object ? object->getNumber("expected") : std::nullopt;
-    if (!trigger || !action || !expected) {
-      path.index(index).report("expected trigger, action and expected");
+    std::string trigger, action;
+    double expected = 0;
+    llvm::json::ObjectMapper mapper(entry, path.index(index));
+    if (!mapper || !mapper.map("trigger", trigger) ||
+        !mapper.map("action", action) || !mapper.map("expected", expected))
       return false;
-    }
-    table[{trigger->str(), action->str()}] = *expected;
+    table[{trigger, action}] = expected;
   }
   weights = ActionWeights(std::move(table));
   return true;
