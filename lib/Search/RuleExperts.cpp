@@ -445,7 +445,15 @@ void remapOps(Schedule &genome, const Schedule &parent,
       }
     if (match)
       used[*match] = true;
-    genome.ops.push_back(match ? parent.ops[*match] : fallback);
+    // Sizes alone do not say what the op became: a producer fused into it
+    // may make the vectorizer refuse it (a transposed convolution's weight
+    // flip), and the parent's vectors would then fail the whole candidate
+    // at the transform stage.
+    bool vectors = match && (parent.ops[*match].vectorWidth > 1 ||
+                             parent.ops[*match].reductionStep > 0);
+    genome.ops.push_back(match && (shape.vectorizable || !vectors)
+                             ? parent.ops[*match]
+                             : fallback);
   }
 }
 

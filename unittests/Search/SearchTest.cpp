@@ -296,6 +296,40 @@ TEST(Search, MutationsKeepVectorizedTilesDividingTheirLoops) {
   }
 }
 
+TEST(Search, StructureMutationsDropVectorsTheVectorizerRefuses) {
+  // Fusing producers leaves an op of the same sizes that the vectorizer
+  // now refuses: the parent's vector width must not follow it (it failed
+  // L2-79's candidates at the transform stage), the op's default does.
+  std::mt19937_64 rng(5);
+  OpShape before{{16, 64}, 0}, after{{16, 64}, 0};
+  after.vectorizable = false;
+  OpSchedule vectorized;
+  vectorized.blockTile = {4, 64};
+  vectorized.threads = {4, 16};
+  vectorized.vectorWidth = 4;
+  OpSchedule scalar;
+  scalar.blockTile = {4, 64};
+  scalar.threads = {4, 64};
+  Restructured unfused{{before, before}, {before, before}, {scalar, scalar}};
+  Restructured fused{{after}, {after}, {scalar}};
+  Schedule parent;
+  parent.ops = {vectorized, vectorized};
+  RestructureFn toFused = [&](const Schedule &) { return fused; };
+  std::optional<Proposal> proposal = proposeMutation(
+      parent, unfused, MutationAction::FuseElementwise, rng, toFused);
+  ASSERT_TRUE(proposal);
+  ASSERT_EQ(proposal->genome.ops.size(), 1u);
+  EXPECT_EQ(proposal->genome.ops[0].vectorWidth, 1);
+  EXPECT_EQ(proposal->genome.ops[0].threads,
+            (llvm::SmallVector<int64_t>{4, 64}));
+  // An op the vectorizer takes keeps the parent's genes.
+  fused.shapes[0].vectorizable = true;
+  proposal = proposeMutation(parent, unfused, MutationAction::FuseElementwise,
+                             rng, toFused);
+  ASSERT_TRUE(proposal);
+  EXPECT_EQ(proposal->genome.ops[0].vectorWidth, 4);
+}
+
 TEST(Search, ActionWeightsSteerTheExperts) {
   // The compute expert chooses between reduction steps and splits: a
   // library that believes in one makes it try (almost) only that one.
