@@ -161,15 +161,10 @@ Error Evaluation::run() {
 /// Both plans must take the problem's buffers, and both are loaded before
 /// anything runs: a candidate over the device's limits never runs.
 Error Evaluation::loadPlans() {
-  unsigned numInputs = spec.inputs.size(), numOutputs = spec.outputs.size();
-  for (const LaunchPlan *plan : {&reference, &candidate})
-    if (plan->numArguments != numInputs + numOutputs)
-      return evalError(
-          CandidateStatus::LoadError,
-          llvm::formatv("the {0} takes {1} buffers; the problem "
-                        "has {2} inputs and {3} outputs",
-                        plan == &reference ? "reference" : "candidate",
-                        plan->numArguments, numInputs, numOutputs));
+  if (Error error = checkBufferCount(reference, spec, "reference"))
+    return error;
+  if (Error error = checkBufferCount(candidate, spec, "candidate"))
+    return error;
   llvm::SmallVector<KernelResources> ignored;
   Expected<std::unique_ptr<LoadedPlan>> loadedReference =
       LoadedPlan::load(driver, reference, gpu.info, "reference", ignored);

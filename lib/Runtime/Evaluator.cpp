@@ -217,12 +217,8 @@ Expected<std::vector<double>> GpuEvaluator::Impl::timeRuns(
 Expected<PlanIO> GpuEvaluator::Impl::runForIO(const ProblemSpec &spec,
                                               const LaunchPlan &plan,
                                               uint64_t seed, int64_t maxBytes) {
-  if (plan.numArguments != spec.inputs.size() + spec.outputs.size())
-    return evalError(CandidateStatus::LoadError,
-                     llvm::formatv("the plan takes {0} buffers; the problem "
-                                   "has {1} inputs and {2} outputs",
-                                   plan.numArguments, spec.inputs.size(),
-                                   spec.outputs.size()));
+  if (Error error = checkBufferCount(plan, spec, "plan"))
+    return std::move(error);
   int64_t total = 0;
   for (const TensorSpec &tensor :
        llvm::concat<const TensorSpec>(spec.inputs, spec.outputs))

@@ -12,6 +12,17 @@ using namespace kf;
 using llvm::Error;
 using llvm::Expected;
 
+Error kf::checkBufferCount(const LaunchPlan &plan, const ProblemSpec &spec,
+                           llvm::StringRef role) {
+  if (plan.numArguments == spec.inputs.size() + spec.outputs.size())
+    return Error::success();
+  return evalError(CandidateStatus::LoadError,
+                   llvm::formatv("the {0} takes {1} buffers; the problem "
+                                 "has {2} inputs and {3} outputs",
+                                 role, plan.numArguments, spec.inputs.size(),
+                                 spec.outputs.size()));
+}
+
 LoadedPlan::~LoadedPlan() {
   for (CUmodule module : modules)
     driver.cuModuleUnload(module);

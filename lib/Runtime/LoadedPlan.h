@@ -22,6 +22,11 @@
 
 namespace kf {
 
+/// Fails (load-error) unless `plan` takes the problem's buffers: its
+/// inputs, then its outputs. `role` names the plan in the message.
+llvm::Error checkBufferCount(const LaunchPlan &plan, const ProblemSpec &spec,
+                             llvm::StringRef role);
+
 /// A LaunchPlan with its modules loaded, kernels resolved, resources
 /// checked and temporaries allocated (once: runs reuse them).
 class LoadedPlan {
