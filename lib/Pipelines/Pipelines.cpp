@@ -84,6 +84,7 @@ void kf::buildLowerToPTXPipeline(OpPassManager &pm,
   funcPM.addPass(createCanonicalizerPass());
   // After the self-copies are gone: they touch the accumulators' buffer.
   funcPM.addPass(kf::createKFHoistAccumulators());
+  funcPM.addPass(kf::createKFLowerScans());
   funcPM.addPass(kf::createKFDistributeReductions());
   funcPM.addPass(createConvertLinalgToLoopsPass());
   // Again on the loops: a naively mapped reduction's accumulator is a

@@ -1,6 +1,7 @@
 //===- Schedule.cpp - Schedules: transform scripts for a problem ----------===//
 
 #include "kf/Schedule/Schedule.h"
+#include "kf/Analysis/ScanAnalysis.h"
 #include "kf/Transforms/Passes.h"
 
 #include "ScheduleStructure.h"
@@ -114,6 +115,9 @@ FailureOr<SmallVector<ScheduledOp>> collectOps(func::FuncOp reference) {
           });
     }
     info.stridedReduction = isStridedReduction(op, info);
+    if (FailureOr<kf::ScanLoops> scan = kf::analyzeScan(op); succeeded(scan))
+      info.scanPosition = llvm::find(info.parallelLoops, scan->scanLoop) -
+                          info.parallelLoops.begin();
     info.vectorizable = succeeded(linalg::vectorizeOpPrecondition(
         op, /*inputVectorSizes=*/{}, /*inputScalableVecDims=*/{},
         /*vectorizeNDExtract=*/true));
@@ -169,9 +173,14 @@ void kf::setContractionTile(OpSchedule &schedule, linalg::LinalgOp op,
   }
 }
 
+static bool setScanLanes(kf::OpSchedule &schedule, const kf::OpShape &shape,
+                         int64_t lanes);
+
 bool kf::setReductionLanes(OpSchedule &schedule, const OpShape &shape,
                            int64_t lanes) {
   unsigned n = shape.parallelSizes.size();
+  if (shape.scanPosition)
+    return setScanLanes(schedule, shape, lanes);
   if (!shape.laneReduction || n == 0 || !isValidReductionLanes(lanes))
     return false;
   OpSchedule mapped;
@@ -197,10 +206,53 @@ bool kf::setReductionLanes(OpSchedule &schedule, const OpShape &shape,
   return true;
 }
 
+/// setReductionLanes for a scan: its lanes walk whole rows (kf-lower-scans),
+/// so the scanned loop stays untiled; the grid takes up to three of the
+/// other parallel loops, one row of each per block, and 256 / lanes groups
+/// of lanes take rows along the innermost of them (as many as divide it).
+static bool setScanLanes(kf::OpSchedule &schedule, const kf::OpShape &shape,
+                         int64_t lanes) {
+  unsigned n = shape.parallelSizes.size();
+  if (lanes > 32 || !kf::isValidReductionLanes(lanes))
+    return false;
+  SmallVector<unsigned> rowLoops;
+  for (unsigned p = 0; p < n; ++p)
+    if (p != *shape.scanPosition)
+      rowLoops.push_back(p);
+  // A single row: no loop to tile over blocks.
+  if (rowLoops.empty())
+    return false;
+  kf::OpSchedule mapped;
+  mapped.reductionLanes = lanes;
+  mapped.blockTile.assign(n, 0);
+  mapped.threads.assign(n, 0);
+  for (unsigned i = rowLoops.size() - std::min<size_t>(rowLoops.size(), 3);
+       i < rowLoops.size(); ++i)
+    mapped.blockTile[rowLoops[i]] = 1;
+  unsigned inner = rowLoops.back();
+  int64_t groups = 256 / lanes;
+  while (groups > 1 && shape.parallelSizes[inner] % groups != 0)
+    groups /= 2;
+  mapped.blockTile[inner] = groups;
+  mapped.threads[inner] = groups;
+  schedule = std::move(mapped);
+  return true;
+}
+
 /// Outputs from which a thread per output fills the GPU without lanes.
 static constexpr int64_t kManyOutputs = int64_t(1) << 20;
 
 int64_t kf::defaultReductionLanes(const OpShape &shape) {
+  // A scan's lanes take 8 elements each per chunk: a warp for rows of 256
+  // and more, fewer lanes for shorter rows (a blocked scan's blocks of 32
+  // get 4); under 16 elements the masked reduction is as short.
+  if (shape.scanPosition) {
+    if (shape.innerReductionSize < 16 ||
+        shape.parallelSizes.size() < 2)
+      return 0;
+    return std::min<int64_t>(
+        32, int64_t(1) << llvm::Log2_64(shape.innerReductionSize / 8));
+  }
   if (!shape.laneReduction || shape.innerReductionSize < 32)
     return 0;
   int64_t outputs = computeProduct(shape.parallelSizes);
@@ -245,7 +297,8 @@ kf::OpShape shapeOf(const ScheduledOp &info) {
       info.epilogue,
       info.laneReduction,
       info.stridedReduction,
-      info.vectorizable};
+      info.vectorizable,
+      info.scanPosition};
 }
 
 /// The default mapping of one op (see buildDefaultSchedule).
@@ -316,7 +369,8 @@ defaultOpSchedule(const ScheduledOp &info,
 
 /// Whether the structure genes other than splits rewrite the reference.
 bool rewritesOps(const kf::Schedule &schedule) {
-  return schedule.fuseElementwise || schedule.convolutionsAsGemm ||
+  return schedule.foldScans || schedule.fuseElementwise ||
+         schedule.convolutionsAsGemm ||
          schedule.interchangeLoops || schedule.collapseReductions ||
          schedule.decomposeReductions || schedule.collapseContractionLoops ||
          schedule.fuseEpilogues || schedule.commuteSums ||
@@ -341,8 +395,9 @@ void renderStructure(llvm::raw_ostream &os, const kf::Schedule &schedule,
           "%root : (!transform.any_op) -> !transform.any_op\n";
     unsigned next = 0;
     for (auto [enabled, pass] :
-         {std::pair<bool, StringRef>{schedule.convolutionsAsGemm,
-                                     "kf-convolution-to-gemm"},
+         {std::pair<bool, StringRef>{schedule.foldScans,
+                                     "kf-fold-blocked-scans"},
+          {schedule.convolutionsAsGemm, "kf-convolution-to-gemm"},
           {schedule.interchangeLoops, "kf-interchange-to-output-order"},
           {schedule.fuseElementwise, "kf-fuse-elementwise"},
           {schedule.collapseReductions, "kf-collapse-reduction-dims"},
@@ -527,6 +582,23 @@ FailureOr<kf::Schedule> kf::buildDefaultSchedule(func::FuncOp reference,
   Schedule schedule;
   SmallVector<OpShape> shapes;
   if (kind == DefaultSchedule::Tuned) {
+    // A scan written in blocks becomes one scan over the whole dimension,
+    // which reduction lanes run in one pass; an elementwise op feeding it (a
+    // masked cumsum's x * mask) is then fused into its single read.
+    schedule.foldScans = true;
+    FailureOr<Restructured> folded = restructure(reference, schedule);
+    if (failed(folded))
+      return failure();
+    if (folded->shapes.size() < ops->size()) {
+      schedule.fuseElementwise = true;
+      FailureOr<Restructured> fused = restructure(reference, schedule);
+      if (failed(fused))
+        return failure();
+      if (fused->shapes.size() >= folded->shapes.size())
+        schedule.fuseElementwise = false;
+    } else {
+      schedule.foldScans = false;
+    }
     // Convolutions run on the GEMM kernel, through an im2col matrix in
     // global memory, where it fits.
     schedule.convolutionsAsGemm =

@@ -62,6 +62,8 @@ llvm::json::Value kf::toJSON(const Schedule &schedule) {
     object["epilogue"] = true;
   if (schedule.commuteSums)
     object["commute_sums"] = true;
+  if (schedule.foldScans)
+    object["fold_scans"] = true;
   if (schedule.kOuterCopies != KOuterCopies::None)
     object["transpose"] = kOuterCopiesName(schedule.kOuterCopies);
   return object;
@@ -109,6 +111,7 @@ bool kf::fromJSON(const llvm::json::Value &value, Schedule &schedule,
       !mapper.mapOptional("collapse_mn", schedule.collapseContractionLoops) ||
       !mapper.mapOptional("epilogue", schedule.fuseEpilogues) ||
       !mapper.mapOptional("commute_sums", schedule.commuteSums) ||
+      !mapper.mapOptional("fold_scans", schedule.foldScans) ||
       !mapKOuterCopies(value, schedule.kOuterCopies, path) ||
       !mapSizes(value, "splits", schedule.splitFactors, path))
     return false;

@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InterleavedRange.h"
@@ -29,6 +30,11 @@ namespace {
 constexpr int64_t kWorkgroupPadding = 4;
 /// The static shared memory a kernel may declare (ptxas: 0xc000).
 constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
+/// The most steps (rows x n^2) a schedule may leave a scan as a masked
+/// reduction: Level 1's blocked scans take 3.4 x 10^10 (32768 rows of 1,024
+/// block totals), the trusted reference's way; a whole row of 32768 would
+/// take 3.5 x 10^13.
+constexpr double kMaxUnloweredScanSteps = 1.5e11;
 /// Each thread's op becomes one set of vectors: keep it small (a larger one
 /// makes LLVM's instruction selection recurse until the stack ends).
 constexpr int64_t kMaxVectorElements = 256;
@@ -281,7 +287,17 @@ renderLaneTiling(llvm::raw_ostream &os, unsigned index, const ScheduledOp &info,
   linalg::LinalgOp op = info.op;
   int64_t lanes = schedule.reductionLanes;
   unsigned numParallel = info.parallelSizes.size();
-  if (!info.laneReduction)
+  // A scan's lanes walk its rows (kf-lower-scans): the scanned loop stays
+  // whole in the block, and the rows are the outputs groups take in turn.
+  std::optional<unsigned> scan = info.scanPosition;
+  if (scan) {
+    if (lanes > 32 || !llvm::isPowerOf2_64(lanes))
+      return op.emitError() << lanes
+                            << " lanes per scan: a power of two up to 32";
+    if (schedule.blockTile[*scan] != 0 || schedule.threads[*scan] != 0)
+      return op.emitError() << "a scan's lanes walk whole rows: its scanned "
+                               "loop takes no block tile and no threads";
+  } else if (!info.laneReduction)
     return op.emitError()
            << "reduction lanes need one reduction loop that an input reads "
               "contiguously and a body folding each element into one 32-bit "
@@ -299,6 +315,8 @@ renderLaneTiling(llvm::raw_ostream &os, unsigned index, const ScheduledOp &info,
   int64_t groups = 1, outputs = 1;
   bool wholeTiles = true;
   for (unsigned p = 0; p < numParallel; ++p) {
+    if (scan == p)
+      continue;
     int64_t tile = schedule.blockTile[p], size = info.parallelSizes[p];
     groups *= std::max<int64_t>(schedule.threads[p], 1);
     outputs *= tile > 0 ? tile : size;
@@ -397,6 +415,23 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
     }
   }
 
+  // Scans that lanes walk take the neutral fill of their output into their
+  // blocks (kf-lower-scans then drops it: the scan writes every element).
+  SmallVector<std::optional<unsigned>> scanFills(numOps);
+  for (auto [index, info, opSchedule] : llvm::enumerate(*ops, schedule.ops)) {
+    if (!info.scanPosition || opSchedule.reductionLanes == 0)
+      continue;
+    Operation *fill = linalg::LinalgOp(info.op).getDpsInitOperand(0)->get()
+                          .getDefiningOp<linalg::FillOp>();
+    auto fillIt = llvm::find_if(
+        *ops, [&](const ScheduledOp &other) { return other.op == fill; });
+    if (!fill || fillIt == ops->end() || !fill->getResult(0).hasOneUse() ||
+        fusedFills[fillIt - ops->begin()])
+      continue;
+    scanFills[index] = fillIt - ops->begin();
+    fusedFills[*scanFills[index]] = true;
+  }
+
   // Per op with a kernel: its block dims, and how many foralls it leaves
   // (thread foralls before the block forall, in match's post-order).
   SmallVector<SmallVector<int64_t, 3>> blockDims(numOps);
@@ -428,9 +463,28 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
           renderLaneTiling(os, index, info, opSchedule);
       if (failed(dims))
         return failure();
+      if (scanFills[index])
+        os << llvm::formatv(
+            "    %sfill{0}, %sforall{0} = "
+            "transform.structured.fuse_into_containing_op %op{1} into "
+            "%bforall{0} : (!transform.any_op, !transform.any_op) -> "
+            "(!transform.any_op, !transform.any_op)\n",
+            index, *scanFills[index]);
       blockDims[index] = *dims;
       foralls[index] = 1;
       continue;
+    }
+    // Written as a masked reduction, a scan runs n^2 steps per row.
+    if (info.scanPosition) {
+      int64_t n = info.innerReductionSize;
+      double steps = double(n) * double(n) *
+                     double(computeProduct(info.parallelSizes)) / double(n);
+      if (steps > kMaxUnloweredScanSteps)
+        return info.op.emitError()
+               << "a scan of " << n
+               << " elements per row needs reduction lanes (kf-lower-scans): "
+                  "as a masked reduction it would take "
+               << llvm::formatv("{0:e1}", steps) << " steps";
     }
     foralls[index] = 2;
     if (failed(renderBlockTiling(os, index, info, opSchedule)))
@@ -611,6 +665,12 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
           "    transform.apply_dce to %efunc : !transform.any_op\n"
           "    transform.bufferization.eliminate_empty_tensors %efunc : "
           "!transform.any_op\n";
+  else if (llvm::any_of(scanFills, [](auto fill) { return fill.has_value(); }))
+    // The fill a scan took into its blocks stays outside them as well (the
+    // block forall's shared output) until it is dead code.
+    os << "    %efunc = transform.structured.match ops{[\"func.func\"]} in "
+          "%root : (!transform.any_op) -> !transform.any_op\n"
+          "    transform.apply_dce to %efunc : !transform.any_op\n";
   os << "    %bufferized = transform.bufferization.one_shot_bufferize %root "
         "{bufferize_function_boundaries = true, "
         "function_boundary_type_conversion = 1 : i32} : (!transform.any_op) "

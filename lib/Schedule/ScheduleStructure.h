@@ -53,6 +53,9 @@ struct ScheduledOp {
   bool stridedReduction = false;
   /// Whether upstream's vectorizer takes the op (kf::OpShape::vectorizable).
   bool vectorizable = true;
+  /// For a scan (kf::analyzeScan): its scanned loop's position among the
+  /// parallel loops (kf::OpShape::scanPosition).
+  std::optional<unsigned> scanPosition;
 };
 
 /// The reference after the structure genes of `schedule`, in its own

@@ -27,6 +27,8 @@ std::string kf::describeGenome(const Schedule &genome) {
   };
   if (genome.fuseElementwise)
     append("fuse");
+  if (genome.foldScans)
+    append("blocked scans folded");
   if (genome.convolutionsAsGemm)
     append("convolutions as im2col GEMMs");
   if (genome.interchangeLoops)

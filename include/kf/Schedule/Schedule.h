@@ -80,13 +80,20 @@ struct OpSchedule {
 enum class KOuterCopies { None, B, AB };
 
 /// The schedule of a whole reference function. Its structure genes first
-/// rewrite the reference (in this order: convolutions as GEMMs, fusion,
+/// rewrite the reference (in this order: blocked scans folded, convolutions
+/// as GEMMs, fusion,
 /// collapsing, decomposing, collapsing contraction loops, epilogues, sums
 /// through contractions, K-outer operand copies, splitting); then each linalg
 /// op of the rewritten function, in the order the ops appear, gets its own
 /// kernel, mapped by one OpSchedule, except the ops fused into a GEMM kernel
 /// (its output's fill and its epilogue), whose OpSchedules are ignored.
 struct Schedule {
+  /// Rewrite each scan written in blocks (a scan within each block, the
+  /// blocks' totals scanned, and the two combined: Level 1's cumsum family)
+  /// as one scan over the whole dimension (kf-fold-blocked-scans), which
+  /// reduction lanes then run in one pass (kf-lower-scans). First of the
+  /// structure genes.
+  bool foldScans = false;
   /// Fuse elementwise producers into every consumer, recomputing them
   /// (kf-fuse-elementwise): intermediate tensors are never stored.
   bool fuseElementwise = false;
@@ -149,15 +156,19 @@ struct OpShape;
 /// Maps `schedule` as `lanes` lanes sharing the reduction of an op of
 /// `shape` (OpSchedule::reductionLanes): above 32 lanes, one output per
 /// block; otherwise 256 / lanes outputs per block along the innermost
-/// parallel loop (as many as divide it), one per group of lanes. Returns
-/// false, leaving `schedule` unchanged, where the gene does not apply.
+/// parallel loop (as many as divide it), one per group of lanes. A scan's
+/// lanes (at most 32) walk whole rows instead: its scanned loop stays
+/// untiled, and the groups take rows along the innermost other loop.
+/// Returns false, leaving `schedule` unchanged, where the gene does not
+/// apply.
 bool setReductionLanes(OpSchedule &schedule, const OpShape &shape,
                        int64_t lanes);
 
 /// The lanes the default schedule gives an op of `shape`: 0 where the gene
 /// does not apply or the reduction is short (under 32 elements), a warp
 /// per output up to 4096 elements, a block of 256 beyond (1024 when there
-/// are too few outputs to fill the GPU otherwise).
+/// are too few outputs to fill the GPU otherwise). A scan of n elements
+/// gets min(32, n / 8) lanes (a power of two; none under 16 elements).
 int64_t defaultReductionLanes(const OpShape &shape);
 
 /// The split the default schedule gives a strided reduction of `shape`
@@ -198,6 +209,11 @@ struct OpShape {
   /// has; an argmax's two outputs) fails the whole candidate at the
   /// transform stage.
   bool vectorizable = true;
+  /// For a scan written as a masked reduction (kf::analyzeScan, ScanAnalysis
+  /// .h): the position of its scanned loop among the parallel loops. With
+  /// reduction lanes, kf-lower-scans runs it in one pass over each row; the
+  /// scanned loop then stays whole in every block.
+  std::optional<unsigned> scanPosition;
 
   bool operator==(const OpShape &other) const {
     return parallelSizes == other.parallelSizes &&
@@ -259,7 +275,8 @@ mlir::FailureOr<std::string> renderSchedule(mlir::func::FuncOp reference,
 /// {"fuse": bool, "collapse": bool, "decompose": bool (optional, false),
 /// "im2col": bool (optional, false), "interchange": bool (optional, false),
 /// "collapse_mn": bool (optional, false), "epilogue": bool (optional,
-/// false), "commute_sums": bool (optional, false), "transpose": "none" | "b" |
+/// false), "commute_sums": bool (optional, false), "fold_scans": bool
+/// (optional, false), "transpose": "none" | "b" |
 /// "ab" (optional, "none"), "splits": [int], "ops": [{"block": [int],
 /// "threads": [int], "vector": int, "step": int, "stage": int (optional, 0),
 /// "lanes": int (optional, 0), "gemm": ContractionTile (optional,

@@ -119,6 +119,33 @@ def KFDistributeReductions
   ];
 }
 
+def KFLowerScans : Pass<"kf-lower-scans", "mlir::func::FuncOp"> {
+  let summary = "Run a marked scan (a masked reduction) as a scan over each row";
+  let description = [{
+    A scan written as a masked reduction (`kf::analyzeScan`:
+    `out[k] = fold over l of select(l <= k, x[l], neutral)`, or <, >, >=)
+    runs n^2 steps per row as written. For every such `linalg.generic`
+    inside a `gpu.launch` that carries `kf.reduction_lanes = R` (R a power
+    of two up to 32; the launch's block is R lanes along x and groups of
+    lanes along y), on buffers, this pass writes one pass over each row:
+    the lanes take 8 consecutive elements each per chunk (16-byte vectors
+    where a row is contiguous with 32-bit elements), fold them, scan their
+    totals with `gpu.shuffle up` (`down` for a reverse scan), and carry the
+    fold of the earlier chunks; the elements past the last whole chunk go
+    one per lane. Groups of lanes take the rows in turn. A neutral
+    `linalg.fill` of the output just before the op is dropped (the scan
+    writes every element). Marked ops that are not scans are left to
+    `kf-distribute-reductions`. Upstream has no scan op or lowering.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+  let statistics = [
+    Statistic<"numLowered", "lowered-scans", "Scans written out">,
+  ];
+}
+
 def KFSinkIntoLaunches : Pass<"kf-sink-into-launches", "mlir::func::FuncOp"> {
   let summary = "Move constants and index computations used by a launch into it";
   let description = [{
@@ -385,6 +412,30 @@ def KFConvolutionToGemm
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect"];
+}
+
+def KFFoldBlockedScans : Pass<"kf-fold-blocked-scans", "mlir::func::FuncOp"> {
+  let summary = "Rewrite a scan written in blocks as one scan over the whole dimension";
+  let description = [{
+    A reference that must run in reasonable time writes a long scan in
+    blocks (Level 1's cumsum family): on `x` expanded to `[.., J, B, ..]`,
+    a masked-reduction scan within each block (T), the blocks' totals (S),
+    an exclusive scan of the totals in the same direction (P), `T (+) P`
+    broadcast over the block, collapsed back. This pass matches that chain
+    (with the same add, mul, max or min throughout, fills of its neutral
+    element, and the collapse undoing the expansion) and writes the scan it
+    computes as one masked reduction over the unblocked dimension, with
+    T's inclusiveness and direction, for `kf-lower-scans` to run in one
+    pass. The blocked ops are erased where nothing else reads them. The
+    fold runs in another order; the correctness trials judge the rounding.
+    Schedules run it as the structure gene `foldScans`.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numFolded", "folded-scans", "Blocked scans folded into one">,
+  ];
 }
 
 def KFCommuteSumContraction
