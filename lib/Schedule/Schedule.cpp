@@ -247,8 +247,7 @@ int64_t kf::defaultReductionLanes(const OpShape &shape) {
   // and more, fewer lanes for shorter rows (a blocked scan's blocks of 32
   // get 4); under 16 elements the masked reduction is as short.
   if (shape.scanPosition) {
-    if (shape.innerReductionSize < 16 ||
-        shape.parallelSizes.size() < 2)
+    if (shape.innerReductionSize < 16 || shape.parallelSizes.size() < 2)
       return 0;
     return std::min<int64_t>(
         32, int64_t(1) << llvm::Log2_64(shape.innerReductionSize / 8));
@@ -367,13 +366,42 @@ defaultOpSchedule(const ScheduledOp &info,
   return opSchedule;
 }
 
+/// Whether `info`'s op is a pooling window (a named linalg.pooling_* op, or
+/// a generic reduction with an input read through a window, i + r, and no
+/// multiplication: not a convolution) whose windowed input an all-parallel
+/// linalg.generic produces (its padded copy).
+bool isPoolingOfElementwise(const ScheduledOp &info) {
+  linalg::LinalgOp op = info.op;
+  if (!info.innerReduction)
+    return false;
+  bool named = op->getName().getStringRef().starts_with("linalg.pooling_");
+  if (!named) {
+    auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+    if (!generic ||
+        generic.getBody()
+            ->walk([](arith::MulFOp) { return WalkResult::interrupt(); })
+            .wasInterrupted())
+      return false;
+  }
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    auto producer = input->get().getDefiningOp<linalg::GenericOp>();
+    if (!producer || producer.getNumReductionLoops() != 0)
+      continue;
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (llvm::any_of(map.getResults(),
+                     [](AffineExpr expr) { return !isa<AffineDimExpr>(expr); }))
+      return true;
+  }
+  return false;
+}
+
 /// Whether the structure genes other than splits rewrite the reference.
 bool rewritesOps(const kf::Schedule &schedule) {
   return schedule.foldScans || schedule.fuseElementwise ||
-         schedule.convolutionsAsGemm ||
-         schedule.interchangeLoops || schedule.collapseReductions ||
-         schedule.decomposeReductions || schedule.collapseContractionLoops ||
-         schedule.fuseEpilogues || schedule.commuteSums ||
+         schedule.convolutionsAsGemm || schedule.interchangeLoops ||
+         schedule.collapseReductions || schedule.decomposeReductions ||
+         schedule.collapseContractionLoops || schedule.fuseEpilogues ||
+         schedule.commuteSums ||
          schedule.kOuterCopies != kf::KOuterCopies::None;
 }
 
@@ -598,6 +626,26 @@ FailureOr<kf::Schedule> kf::buildDefaultSchedule(func::FuncOp reference,
         schedule.fuseElementwise = false;
     } else {
       schedule.foldScans = false;
+    }
+    // A pooling window reading its input's padded copy reads the input
+    // through the padding's bounds checks instead (kf-fuse-elementwise,
+    // which generalizes a named pooling op for it): the padded copy is
+    // never written. Only where nothing else would fuse with it: no
+    // contraction or convolution in the reference.
+    if (!schedule.fuseElementwise &&
+        llvm::any_of(*ops, isPoolingOfElementwise) &&
+        llvm::none_of(*ops, [](const ScheduledOp &info) {
+          return info.contraction ||
+                 succeeded(analyzeConvolutionGemm(info.op)) ||
+                 (linalg::isaConvolutionOpInterface(info.op) &&
+                  !isPoolingOfElementwise(info));
+        })) {
+      schedule.fuseElementwise = true;
+      FailureOr<Restructured> fused = restructure(reference, schedule);
+      if (failed(fused))
+        return failure();
+      if (fused->shapes.size() >= ops->size())
+        schedule.fuseElementwise = false;
     }
     // Convolutions run on the GEMM kernel, through an im2col matrix in
     // global memory, where it fits.

@@ -30,6 +30,10 @@ namespace {
 constexpr int64_t kWorkgroupPadding = 4;
 /// The static shared memory a kernel may declare (ptxas: 0xc000).
 constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
+/// The output size (elements) from which a reduction each thread runs
+/// alone takes its output's fill into its threads: below it, the fill's
+/// kernel and the output's first read are too small to matter.
+constexpr int64_t kMinOwnFillElements = int64_t(1) << 22;
 /// The most steps (rows x n^2) a schedule may leave a scan as a masked
 /// reduction: Level 1's blocked scans take 3.4 x 10^10 (32768 rows of 1,024
 /// block totals), the trusted reference's way; a whole row of 32768 would
@@ -292,8 +296,8 @@ renderLaneTiling(llvm::raw_ostream &os, unsigned index, const ScheduledOp &info,
   std::optional<unsigned> scan = info.scanPosition;
   if (scan) {
     if (lanes > 32 || !llvm::isPowerOf2_64(lanes))
-      return op.emitError() << lanes
-                            << " lanes per scan: a power of two up to 32";
+      return op.emitError()
+             << lanes << " lanes per scan: a power of two up to 32";
     if (schedule.blockTile[*scan] != 0 || schedule.threads[*scan] != 0)
       return op.emitError() << "a scan's lanes walk whole rows: its scanned "
                                "loop takes no block tile and no threads";
@@ -417,19 +421,43 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
 
   // Scans that lanes walk take the neutral fill of their output into their
   // blocks (kf-lower-scans then drops it: the scan writes every element).
-  SmallVector<std::optional<unsigned>> scanFills(numOps);
+  // A reduction each thread runs alone (not a convolution), with a large
+  // output, takes its fill into its threads: each thread initializes its own
+  // outputs just before reducing into them, instead of a kernel of its own
+  // writing the whole output first (a pooling's output is as large as its
+  // input).
+  SmallVector<std::optional<unsigned>> ownFills(numOps);
   for (auto [index, info, opSchedule] : llvm::enumerate(*ops, schedule.ops)) {
-    if (!info.scanPosition || opSchedule.reductionLanes == 0)
+    bool scanLanes = info.scanPosition && opSchedule.reductionLanes != 0;
+    auto outputType = dyn_cast<ShapedType>(
+        linalg::LinalgOp(info.op).getDpsInits().front().getType());
+    bool largeOutput = outputType && outputType.hasStaticShape() &&
+                       outputType.getNumElements() >= kMinOwnFillElements;
+    // Not a convolution's (compute-bound: its fill costs little beside it).
+    bool multiplies =
+        linalg::LinalgOp(info.op)
+            ->walk([](arith::MulFOp) { return WalkResult::interrupt(); })
+            .wasInterrupted() ||
+        (linalg::isaConvolutionOpInterface(info.op) &&
+         !info.op->getName().getStringRef().starts_with("linalg.pooling_"));
+    bool perThread = largeOutput && !multiplies && info.innerReduction &&
+                     !gemms[index] && opSchedule.reductionLanes == 0 &&
+                     opSchedule.stageTile == 0 && opSchedule.vectorWidth <= 1 &&
+                     opSchedule.reductionStep <= 0 &&
+                     linalg::LinalgOp(info.op).getNumDpsInits() == 1;
+    if (!scanLanes && !perThread)
       continue;
-    Operation *fill = linalg::LinalgOp(info.op).getDpsInitOperand(0)->get()
+    Operation *fill = linalg::LinalgOp(info.op)
+                          .getDpsInitOperand(0)
+                          ->get()
                           .getDefiningOp<linalg::FillOp>();
     auto fillIt = llvm::find_if(
         *ops, [&](const ScheduledOp &other) { return other.op == fill; });
     if (!fill || fillIt == ops->end() || !fill->getResult(0).hasOneUse() ||
         fusedFills[fillIt - ops->begin()])
       continue;
-    scanFills[index] = fillIt - ops->begin();
-    fusedFills[*scanFills[index]] = true;
+    ownFills[index] = fillIt - ops->begin();
+    fusedFills[*ownFills[index]] = true;
   }
 
   // Per op with a kernel: its block dims, and how many foralls it leaves
@@ -463,13 +491,13 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
           renderLaneTiling(os, index, info, opSchedule);
       if (failed(dims))
         return failure();
-      if (scanFills[index])
+      if (ownFills[index])
         os << llvm::formatv(
             "    %sfill{0}, %sforall{0} = "
             "transform.structured.fuse_into_containing_op %op{1} into "
             "%bforall{0} : (!transform.any_op, !transform.any_op) -> "
             "(!transform.any_op, !transform.any_op)\n",
-            index, *scanFills[index]);
+            index, *ownFills[index]);
       blockDims[index] = *dims;
       foralls[index] = 1;
       continue;
@@ -539,6 +567,17 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
           "!transform.any_op)\n",
           index, llvm::interleaved(threadCounts),
           llvm::interleaved(threadMapping));
+      if (ownFills[index])
+        os << llvm::formatv(
+            "    %pfill{0}, %pbforall{0} = "
+            "transform.structured.fuse_into_containing_op %op{1} into "
+            "%bforall{0} : (!transform.any_op, !transform.any_op) -> "
+            "(!transform.any_op, !transform.any_op)\n"
+            "    %tfill{0}, %ptforall{0} = "
+            "transform.structured.fuse_into_containing_op %pfill{0} into "
+            "%tforall{0} : (!transform.any_op, !transform.any_op) -> "
+            "(!transform.any_op, !transform.any_op)\n",
+            index, *ownFills[index]);
       continue;
     }
     // Vectorized ops need static tiles per thread: each thread's share of
@@ -665,8 +704,8 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
           "    transform.apply_dce to %efunc : !transform.any_op\n"
           "    transform.bufferization.eliminate_empty_tensors %efunc : "
           "!transform.any_op\n";
-  else if (llvm::any_of(scanFills, [](auto fill) { return fill.has_value(); }))
-    // The fill a scan took into its blocks stays outside them as well (the
+  else if (llvm::any_of(ownFills, [](auto fill) { return fill.has_value(); }))
+    // A fill an op took into its blocks stays outside them as well (the
     // block forall's shared output) until it is dead code.
     os << "    %efunc = transform.structured.match ops{[\"func.func\"]} in "
           "%root : (!transform.any_op) -> !transform.any_op\n"

@@ -15,10 +15,45 @@ namespace kf {
 using namespace mlir;
 
 namespace {
+
+/// Whether `op` is a named pooling op (linalg.pooling_*): a window
+/// reduction that upstream's elementwise fusion takes only as a generic.
+bool isNamedPooling(Operation *op) {
+  return isa<linalg::LinalgOp>(op) && !isa<linalg::GenericOp>(op) &&
+         op->getName().getStringRef().starts_with("linalg.pooling_");
+}
+
+/// Whether `value` is the result of an all-parallel linalg.generic: a
+/// producer elementwise fusion can take (a pooling's padding gather).
+bool isElementwiseProducer(Value value) {
+  auto producer = value.getDefiningOp<linalg::GenericOp>();
+  return producer && producer.getNumReductionLoops() == 0;
+}
+
 struct KFFuseElementwisePass
     : kf::impl::KFFuseElementwiseBase<KFFuseElementwisePass> {
   using Base::Base;
   void runOnOperation() override {
+    // A named pooling op reading an elementwise producer (the padded copy
+    // of its input) becomes a generic, into which the producer then fuses:
+    // the window reads the input through the padding's bounds checks, and
+    // the padded copy is never written.
+    SmallVector<linalg::LinalgOp> poolings;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (isNamedPooling(op) &&
+          llvm::any_of(op.getDpsInputOperands(), [](OpOperand *input) {
+            return isElementwiseProducer(input->get());
+          }))
+        poolings.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (linalg::LinalgOp op : poolings) {
+      rewriter.setInsertionPoint(op);
+      if (failed(linalg::generalizeNamedOp(rewriter, op))) {
+        op.emitError() << "could not generalize the pooling op";
+        return signalPassFailure();
+      }
+    }
     RewritePatternSet patterns(&getContext());
     // Legality is upstream's (areElementwiseOpsFusable, checked by the
     // pattern); the policy here is "always, whatever the use count", except

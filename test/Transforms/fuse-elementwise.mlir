@@ -94,3 +94,64 @@ func.func @contraction_consumer(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>, %ini
   } -> tensor<8x4xf32>
   return %mm : tensor<8x4xf32>
 }
+
+// -----
+
+// A named pooling op reading its input's padded copy (an all-parallel
+// gather) is generalized so that the padding fuses into its window: the
+// window reads x through the bounds checks, and the padded copy is gone.
+// CHECK-LABEL: func.func @padded_max_pool
+// CHECK-NOT: linalg.pooling_ncw_max
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// CHECK: tensor.extract %{{.*}} : tensor<2x3x16xf32>
+// CHECK: arith.select
+// CHECK: arith.maximumf
+// CHECK-NOT: linalg.generic
+func.func @padded_max_pool(%x: tensor<2x3x16xf32>) -> tensor<2x3x17xf32> {
+  %e = tensor.empty() : tensor<2x3x20xf32>
+  %padded = linalg.generic {
+      indexing_maps = [affine_map<(i, j, k) -> (i, j, k)>],
+      iterator_types = ["parallel", "parallel", "parallel"]}
+      outs(%e : tensor<2x3x20xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %k = linalg.index 2 : index
+    %c2 = arith.constant 2 : index
+    %c0 = arith.constant 0 : index
+    %c15 = arith.constant 15 : index
+    %w = arith.subi %k, %c2 : index
+    %ge = arith.cmpi sge, %w, %c0 : index
+    %le = arith.cmpi sle, %w, %c15 : index
+    %lo = arith.maxsi %w, %c0 : index
+    %at = arith.minsi %lo, %c15 : index
+    %v = tensor.extract %x[%i, %j, %at] : tensor<2x3x16xf32>
+    %in = arith.andi %ge, %le : i1
+    %ninf = arith.constant 0xFF800000 : f32
+    %r = arith.select %in, %v, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<2x3x20xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %e2 = tensor.empty() : tensor<2x3x17xf32>
+  %init = linalg.fill ins(%ninf : f32) outs(%e2 : tensor<2x3x17xf32>) -> tensor<2x3x17xf32>
+  %window = tensor.empty() : tensor<4xf32>
+  %y = linalg.pooling_ncw_max {dilations = dense<[1]> : tensor<1xi64>, strides = dense<[1]> : tensor<1xi64>}
+      ins(%padded, %window : tensor<2x3x20xf32>, tensor<4xf32>) outs(%init : tensor<2x3x17xf32>) -> tensor<2x3x17xf32>
+  return %y : tensor<2x3x17xf32>
+}
+
+// -----
+
+// A pooling op reading a function argument stays named.
+// CHECK-LABEL: func.func @plain_max_pool
+// CHECK: linalg.pooling_ncw_max
+func.func @plain_max_pool(%x: tensor<2x3x20xf32>) -> tensor<2x3x17xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %e2 = tensor.empty() : tensor<2x3x17xf32>
+  %init = linalg.fill ins(%ninf : f32) outs(%e2 : tensor<2x3x17xf32>) -> tensor<2x3x17xf32>
+  %window = tensor.empty() : tensor<4xf32>
+  %y = linalg.pooling_ncw_max {dilations = dense<[1]> : tensor<1xi64>, strides = dense<[1]> : tensor<1xi64>}
+      ins(%x, %window : tensor<2x3x20xf32>, tensor<4xf32>) outs(%init : tensor<2x3x17xf32>) -> tensor<2x3x17xf32>
+  return %y : tensor<2x3x17xf32>
+}

@@ -258,8 +258,11 @@ def KFFuseElementwise : Pass<"kf-fuse-elementwise", "mlir::func::FuncOp"> {
     upstream's elementwise fusion is legal (`areElementwiseOpsFusable`),
     whatever its number of uses, except into a contraction (its body would
     stop being a multiply-add, which the GEMM kernel needs); a producer
-    left without uses disappears. Schedules run it with `transform.apply_registered_pass
-    "kf-fuse-elementwise"` on the function before tiling.
+    left without uses disappears. A named pooling op (`linalg.pooling_*`)
+    that reads such a producer (its input's padded copy) is generalized
+    first, so that the padding's gather fuses into its window. Schedules
+    run it with `transform.apply_registered_pass "kf-fuse-elementwise"` on
+    the function before tiling.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
