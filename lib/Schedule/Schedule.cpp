@@ -239,6 +239,14 @@ static bool setScanLanes(kf::OpSchedule &schedule, const kf::OpShape &shape,
   return true;
 }
 
+bool kf::readsOneInput(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
+  unsigned used = 0;
+  for (OpOperand *input : op.getDpsInputOperands())
+    used += !body->getArgument(input->getOperandNumber()).use_empty();
+  return used <= 1;
+}
+
 /// Outputs from which a thread per output fills the GPU without lanes.
 static constexpr int64_t kManyOutputs = int64_t(1) << 20;
 
@@ -367,22 +375,17 @@ defaultOpSchedule(const ScheduledOp &info,
 }
 
 /// Whether `info`'s op is a pooling window (a named linalg.pooling_* op, or
-/// a generic reduction with an input read through a window, i + r, and no
-/// multiplication: not a convolution) whose windowed input an all-parallel
-/// linalg.generic produces (its padded copy).
+/// a generic reduction reading one input, through a window, i + r: not a
+/// convolution, which reads weights too) whose windowed input an
+/// all-parallel linalg.generic produces (its padded copy).
 bool isPoolingOfElementwise(const ScheduledOp &info) {
   linalg::LinalgOp op = info.op;
   if (!info.innerReduction)
     return false;
   bool named = op->getName().getStringRef().starts_with("linalg.pooling_");
-  if (!named) {
-    auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-    if (!generic ||
-        generic.getBody()
-            ->walk([](arith::MulFOp) { return WalkResult::interrupt(); })
-            .wasInterrupted())
-      return false;
-  }
+  if (!named &&
+      (!isa<linalg::GenericOp>(op.getOperation()) || !kf::readsOneInput(op)))
+    return false;
   for (OpOperand *input : op.getDpsInputOperands()) {
     auto producer = input->get().getDefiningOp<linalg::GenericOp>();
     if (!producer || producer.getNumReductionLoops() != 0)

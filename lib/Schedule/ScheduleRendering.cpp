@@ -433,14 +433,18 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
         linalg::LinalgOp(info.op).getDpsInits().front().getType());
     bool largeOutput = outputType && outputType.hasStaticShape() &&
                        outputType.getNumElements() >= kMinOwnFillElements;
-    // Not a convolution's (compute-bound: its fill costs little beside it).
-    bool multiplies =
-        linalg::LinalgOp(info.op)
-            ->walk([](arith::MulFOp) { return WalkResult::interrupt(); })
-            .wasInterrupted() ||
-        (linalg::isaConvolutionOpInterface(info.op) &&
-         !info.op->getName().getStringRef().starts_with("linalg.pooling_"));
-    bool perThread = largeOutput && !multiplies && info.innerReduction &&
+    // Not a convolution's or a contraction's (compute-bound: their fill
+    // costs little beside them): a reduction of one input (a pooling's
+    // window, a max), without multiplications.
+    bool named =
+        isa<linalg::GenericOp>(info.op.getOperation()) ||
+        info.op->getName().getStringRef().starts_with("linalg.pooling_");
+    bool oneInput =
+        named && kf::readsOneInput(info.op) &&
+        !linalg::LinalgOp(info.op)
+             ->walk([](arith::MulFOp) { return WalkResult::interrupt(); })
+             .wasInterrupted();
+    bool perThread = largeOutput && oneInput && info.innerReduction &&
                      !gemms[index] && opSchedule.reductionLanes == 0 &&
                      opSchedule.stageTile == 0 && opSchedule.vectorWidth <= 1 &&
                      opSchedule.reductionStep <= 0 &&

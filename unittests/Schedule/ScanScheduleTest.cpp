@@ -5,6 +5,7 @@
 #include "kf/InitAll.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -209,6 +210,38 @@ TEST_F(ScanScheduleTest, LongScanWithoutLanesIsRefused) {
   EXPECT_TRUE(failed(kf::renderSchedule(reference, naive)));
   EXPECT_NE(message.find("needs reduction lanes"), std::string::npos)
       << message;
+}
+
+TEST_F(ScanScheduleTest, ReadsOneInput) {
+  // A pooling window reads its input; the window shape's operand only gives
+  // the loop's range. A convolution reads weights too (here through
+  // math.fma, with no arith.mulf).
+  parse("func.func @f(%x: tensor<4x20xf32>, %w: tensor<4xf32>, %o: "
+        "tensor<4x17xf32>) -> (tensor<4x17xf32>, tensor<4x17xf32>) {\n"
+        "  %p = linalg.generic {indexing_maps = [affine_map<(i, j, r) -> (i, "
+        "j + r)>, affine_map<(i, j, r) -> (r)>, affine_map<(i, j, r) -> (i, "
+        "j)>], iterator_types = [\"parallel\", \"parallel\", "
+        "\"reduction\"]} ins(%x, %w : tensor<4x20xf32>, tensor<4xf32>) "
+        "outs(%o : tensor<4x17xf32>) {\n"
+        "  ^bb0(%a: f32, %b: f32, %acc: f32):\n"
+        "    %m = arith.maximumf %a, %acc : f32\n"
+        "    linalg.yield %m : f32\n"
+        "  } -> tensor<4x17xf32>\n"
+        "  %c = linalg.generic {indexing_maps = [affine_map<(i, j, r) -> (i, "
+        "j + r)>, affine_map<(i, j, r) -> (r)>, affine_map<(i, j, r) -> (i, "
+        "j)>], iterator_types = [\"parallel\", \"parallel\", "
+        "\"reduction\"]} ins(%x, %w : tensor<4x20xf32>, tensor<4xf32>) "
+        "outs(%o : tensor<4x17xf32>) {\n"
+        "  ^bb0(%a: f32, %b: f32, %acc: f32):\n"
+        "    %m = math.fma %a, %b, %acc : f32\n"
+        "    linalg.yield %m : f32\n"
+        "  } -> tensor<4x17xf32>\n"
+        "  return %p, %c : tensor<4x17xf32>, tensor<4x17xf32>\n}\n");
+  SmallVector<linalg::LinalgOp> ops;
+  module->walk([&](linalg::LinalgOp op) { ops.push_back(op); });
+  ASSERT_EQ(ops.size(), 2u);
+  EXPECT_TRUE(kf::readsOneInput(ops[0]));
+  EXPECT_FALSE(kf::readsOneInput(ops[1]));
 }
 
 } // namespace

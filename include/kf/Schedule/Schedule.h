@@ -164,6 +164,11 @@ struct OpShape;
 bool setReductionLanes(OpSchedule &schedule, const OpShape &shape,
                        int64_t lanes);
 
+/// Whether `op`'s body reads at most one of its inputs (a pooling reads its
+/// window's input, not the window shape's operand; a convolution reads
+/// weights too). Named ops are taken as their generic form.
+bool readsOneInput(mlir::linalg::LinalgOp op);
+
 /// The lanes the default schedule gives an op of `shape`: 0 where the gene
 /// does not apply or the reduction is short (under 32 elements), a warp
 /// per output up to 4096 elements, a block of 256 beyond (1024 when there
