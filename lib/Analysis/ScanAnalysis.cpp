@@ -77,6 +77,21 @@ bool kf::isNeutralFor(Operation *combiner, Value value) {
   return constant == *neutral;
 }
 
+TypedAttr kf::foldIdentity(Operation *combiner, Type elementType) {
+  if (isa<arith::AddFOp>(combiner))
+    return FloatAttr::get(elementType, -0.0);
+  return *arith::getNeutralElement(combiner);
+}
+
+Value kf::buildCombine(OpBuilder &b, Location loc, Operation *combiner,
+                       Value lhs, Value rhs) {
+  OperationState state(loc, combiner->getName());
+  state.addOperands({lhs, rhs});
+  state.addTypes(lhs.getType());
+  state.addAttributes(combiner->getAttrs());
+  return b.create(state)->getResult(0);
+}
+
 FailureOr<kf::ScanLoops> kf::analyzeScan(linalg::LinalgOp linalgOp,
                                          std::string *whyNot) {
   auto fail = [&](const char *reason) -> FailureOr<ScanLoops> {

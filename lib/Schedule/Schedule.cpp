@@ -382,8 +382,7 @@ bool isPoolingOfElementwise(const ScheduledOp &info) {
   linalg::LinalgOp op = info.op;
   if (!info.innerReduction)
     return false;
-  bool named = op->getName().getStringRef().starts_with("linalg.pooling_");
-  if (!named &&
+  if (!kf::isNamedPooling(op) &&
       (!isa<linalg::GenericOp>(op.getOperation()) || !kf::readsOneInput(op)))
     return false;
   for (OpOperand *input : op.getDpsInputOperands()) {

@@ -436,11 +436,10 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
     // Not a convolution's or a contraction's (compute-bound: their fill
     // costs little beside them): a reduction of one input (a pooling's
     // window, a max), without multiplications.
-    bool named =
-        isa<linalg::GenericOp>(info.op.getOperation()) ||
-        info.op->getName().getStringRef().starts_with("linalg.pooling_");
     bool oneInput =
-        named && kf::readsOneInput(info.op) &&
+        (isa<linalg::GenericOp>(info.op.getOperation()) ||
+         kf::isNamedPooling(info.op)) &&
+        kf::readsOneInput(info.op) &&
         !linalg::LinalgOp(info.op)
              ->walk([](arith::MulFOp) { return WalkResult::interrupt(); })
              .wasInterrupted();
@@ -506,11 +505,11 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
       foralls[index] = 1;
       continue;
     }
-    // Written as a masked reduction, a scan runs n^2 steps per row.
+    // Written as a masked reduction, a scan runs n^2 steps per row: n per
+    // output (the parallel sizes include the scanned loop's n).
     if (info.scanPosition) {
       int64_t n = info.innerReductionSize;
-      double steps = double(n) * double(n) *
-                     double(computeProduct(info.parallelSizes)) / double(n);
+      double steps = double(n) * double(computeProduct(info.parallelSizes));
       if (steps > kMaxUnloweredScanSteps)
         return info.op.emitError()
                << "a scan of " << n

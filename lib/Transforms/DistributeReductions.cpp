@@ -22,6 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kf/Analysis/ScanAnalysis.h"
 #include "kf/Transforms/Passes.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
@@ -84,11 +85,7 @@ FailureOr<Combiner> findCombiner(linalg::GenericOp op) {
 /// fast-math flags).
 Value combine(OpBuilder &b, Location loc, const Combiner &combiner, Value lhs,
               Value rhs) {
-  OperationState state(loc, combiner.op->getName());
-  state.addOperands({lhs, rhs});
-  state.addTypes(lhs.getType());
-  state.addAttributes(combiner.op->getAttrs());
-  return b.create(state)->getResult(0);
+  return kf::buildCombine(b, loc, combiner.op, lhs, rhs);
 }
 
 /// The element type of `op`'s output, if it is 32 bits wide.
@@ -157,12 +154,8 @@ LogicalResult distribute(linalg::GenericOp op, gpu::LaunchOp launch,
   Value lane = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  // -0.0, not MLIR's +0.0, for a float sum: x + -0.0 is x for every x, so
-  // the partials that stay at it fold away.
-  TypedAttr neutral = *arith::getNeutralElement(combiner->op);
-  if (isa<arith::AddFOp>(combiner->op))
-    neutral = b.getFloatAttr(elementType, -0.0);
-  Value identity = arith::ConstantOp::create(b, loc, neutral);
+  Value identity = arith::ConstantOp::create(
+      b, loc, kf::foldIdentity(combiner->op, elementType));
 
   // The op's outputs (its parallel iterations, linearized) go to the
   // groups of lanes along y in turn: group g computes outputs g, g + G, ...

@@ -237,11 +237,8 @@ void fold(BlockedScan blocked) {
                                                cast<TypedAttr>(neutral));
         Value masked =
             arith::SelectOp::create(nested, nestedLoc, inRange, args[0], zero);
-        OperationState state(nestedLoc, scan.combiner->getName());
-        state.addOperands({masked, args[1]});
-        state.addTypes(args[1].getType());
-        state.addAttributes(scan.combiner->getAttrs());
-        Value folded = nested.create(state)->getResult(0);
+        Value folded =
+            kf::buildCombine(nested, nestedLoc, scan.combiner, masked, args[1]);
         linalg::YieldOp::create(nested, nestedLoc, folded);
       });
   blocked.collapse.getResult().replaceAllUsesWith(scanOp.getResult(0));

@@ -14,14 +14,13 @@ namespace kf {
 
 using namespace mlir;
 
-namespace {
-
-/// Whether `op` is a named pooling op (linalg.pooling_*): a window
-/// reduction that upstream's elementwise fusion takes only as a generic.
-bool isNamedPooling(Operation *op) {
+bool kf::isNamedPooling(Operation *op) {
+  // Upstream's elementwise fusion takes a pooling only as a generic.
   return isa<linalg::LinalgOp>(op) && !isa<linalg::GenericOp>(op) &&
          op->getName().getStringRef().starts_with("linalg.pooling_");
 }
+
+namespace {
 
 /// Whether `value` is the result of an all-parallel linalg.generic: a
 /// producer elementwise fusion can take (a pooling's padding gather).
@@ -40,7 +39,7 @@ struct KFFuseElementwisePass
     // the padded copy is never written.
     SmallVector<linalg::LinalgOp> poolings;
     getOperation().walk([&](linalg::LinalgOp op) {
-      if (isNamedPooling(op) &&
+      if (kf::isNamedPooling(op) &&
           llvm::any_of(op.getDpsInputOperands(), [](OpOperand *input) {
             return isElementwiseProducer(input->get());
           }))

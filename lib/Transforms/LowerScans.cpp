@@ -80,11 +80,7 @@ private:
     return arith::ConstantIndexOp::create(b, loc, value);
   }
   Value combine(Value lhs, Value rhs) {
-    OperationState state(loc, scan.combiner->getName());
-    state.addOperands({lhs, rhs});
-    state.addTypes(lhs.getType());
-    state.addAttributes(scan.combiner->getAttrs());
-    return b.create(state)->getResult(0);
+    return kf::buildCombine(b, loc, scan.combiner, lhs, rhs);
   }
   SmallVector<Value> indicesOf(AffineMap map) {
     SmallVector<Value> indices;
@@ -297,10 +293,8 @@ LogicalResult ScanWriter::write(gpu::LaunchOp launch) {
     if (!isZeroInteger(range.offset) || !isOneInteger(range.stride))
       return op.emitError() << "loop ranges must start at 0 with step 1";
 
-  TypedAttr neutral = *arith::getNeutralElement(scan.combiner);
-  if (isa<arith::AddFOp>(scan.combiner))
-    neutral = b.getFloatAttr(elementType, -0.0);
-  identity = arith::ConstantOp::create(b, loc, neutral);
+  identity = arith::ConstantOp::create(
+      b, loc, kf::foldIdentity(scan.combiner, elementType));
   // A fill of the output with the neutral element just before (views and
   // constants between them): the scan writes every element of the output
   // without reading it.

@@ -58,6 +58,18 @@ llvm::FailureOr<ScanLoops> analyzeScan(mlir::linalg::LinalgOp op,
 /// 0.0 or -0.0: a scan's sums differ in the sign of a zero at most).
 bool isNeutralFor(mlir::Operation *combiner, mlir::Value value);
 
+/// The identity a fold by `combiner` starts from: its neutral element, and
+/// -0.0 rather than MLIR's +0.0 for a float sum (x + -0.0 is x for every x,
+/// so partials that stay at it fold away). `combiner` must have one.
+mlir::TypedAttr foldIdentity(mlir::Operation *combiner, mlir::Type elementType);
+
+/// combine(lhs, rhs) built at `b` with `combiner`'s kind and attributes
+/// (its fast-math flags): the fold of a reduction's or a scan's body applied
+/// to other values.
+mlir::Value buildCombine(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Operation *combiner, mlir::Value lhs,
+                         mlir::Value rhs);
+
 } // namespace kf
 
 #endif // KF_ANALYSIS_SCANANALYSIS_H

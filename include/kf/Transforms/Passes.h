@@ -35,6 +35,10 @@ inline constexpr llvm::StringLiteral kReductionLanesAttrName =
 /// min.
 bool isLaneReduction(mlir::linalg::LinalgOp op);
 
+/// Whether `op` is a named pooling op (linalg.pooling_*): a window reduction
+/// that kf-fuse-elementwise generalizes to fuse its input's producer.
+bool isNamedPooling(mlir::Operation *op);
+
 /// Whether `lanes` threads can share a reduction (kf-distribute-reductions,
 /// the schedule's OpSchedule::reductionLanes): a power of two from 2 to 16,
 /// whose groups the shuffles keep inside a warp, or a multiple of 32 up to
