@@ -598,6 +598,8 @@ FailureOr<kf::Restructured> kf::restructure(func::FuncOp reference,
       return failure();
     result.defaults.push_back(std::move(*op));
   }
+  for (const RowGroup &group : findRowGroups(applied->ops, result.defaults))
+    result.groupedReductions += group.reductions.size();
   return result;
 }
 
@@ -648,6 +650,27 @@ FailureOr<kf::Schedule> kf::buildDefaultSchedule(func::FuncOp reference,
         return failure();
       if (fused->shapes.size() >= ops->size())
         schedule.fuseElementwise = false;
+    }
+    // An elementwise op between a row's reductions and their consumer (a
+    // norm's mean, the reduction divided by its length) is fused into the
+    // consumer where that lets the reductions join its kernel (row groups,
+    // below).
+    if (!schedule.fuseElementwise) {
+      Schedule probe = schedule;
+      probe.collapseReductions = llvm::any_of(*ops, [](const ScheduledOp &op) {
+        return op.numLoops - op.parallelLoops.size() > 1;
+      });
+      FailureOr<Restructured> apart = restructure(reference, probe);
+      probe.fuseElementwise = true;
+      FailureOr<Restructured> fused = restructure(reference, probe);
+      if (failed(apart) || failed(fused))
+        return failure();
+      // Kernels left: the ops, less the reductions groups take in.
+      auto kernels = [](const Restructured &structure) {
+        return structure.shapes.size() - structure.groupedReductions;
+      };
+      schedule.fuseElementwise =
+          fused->groupedReductions > 0 && kernels(*fused) < kernels(*apart);
     }
     // Convolutions run on the GEMM kernel, through an im2col matrix in
     // global memory, where it fits.
@@ -769,12 +792,23 @@ FailureOr<kf::Schedule> kf::buildDefaultSchedule(func::FuncOp reference,
   }
   if (!anySplit) {
     schedule.splitFactors.clear();
-    return schedule;
+  } else {
+    FailureOr<Restructured> split = restructure(reference, schedule);
+    if (failed(split))
+      return failure();
+    schedule.ops = split->defaults;
   }
-  FailureOr<Restructured> split = restructure(reference, schedule);
-  if (failed(split))
-    return failure();
-  schedule.ops = split->defaults;
+  // Reductions whose rows one all-parallel op consumes run in its kernel,
+  // one block per row (row groups): the row is read again from cache, and
+  // the reductions' kernels are gone.
+  if (kind == DefaultSchedule::Tuned) {
+    Schedule grouped = schedule;
+    grouped.fuseReductions = true;
+    FailureOr<Restructured> rows = restructure(reference, grouped);
+    if (failed(rows))
+      return failure();
+    schedule.fuseReductions = rows->groupedReductions > 0;
+  }
   return schedule;
 }
 

@@ -64,6 +64,8 @@ llvm::json::Value kf::toJSON(const Schedule &schedule) {
     object["commute_sums"] = true;
   if (schedule.foldScans)
     object["fold_scans"] = true;
+  if (schedule.fuseReductions)
+    object["fuse_reductions"] = true;
   if (schedule.kOuterCopies != KOuterCopies::None)
     object["transpose"] = kOuterCopiesName(schedule.kOuterCopies);
   return object;
@@ -112,6 +114,7 @@ bool kf::fromJSON(const llvm::json::Value &value, Schedule &schedule,
       !mapper.mapOptional("epilogue", schedule.fuseEpilogues) ||
       !mapper.mapOptional("commute_sums", schedule.commuteSums) ||
       !mapper.mapOptional("fold_scans", schedule.foldScans) ||
+      !mapper.mapOptional("fuse_reductions", schedule.fuseReductions) ||
       !mapKOuterCopies(value, schedule.kOuterCopies, path) ||
       !mapSizes(value, "splits", schedule.splitFactors, path))
     return false;

@@ -228,6 +228,8 @@ bool tilesOverLinearBlocks(const kf::OpSchedule &schedule,
   return false;
 }
 
+} // namespace
+
 /// Checks the block tiles (and the thread counts' shape) of an op's
 /// generic mapping and renders its block forall, %block and %bforall: one
 /// block per tile, the innermost tiled loop on the grid's x. More than
@@ -235,9 +237,10 @@ bool tilesOverLinearBlocks(const kf::OpSchedule &schedule,
 /// and columns), or more than 65,535 tiles along y or z, get linear block
 /// dimensions, which kf-linearize-block-foralls maps onto the grid's x
 /// after bufferization.
-LogicalResult renderBlockTiling(llvm::raw_ostream &os, unsigned index,
-                                const ScheduledOp &info,
-                                const kf::OpSchedule &schedule) {
+LogicalResult
+kf::schedule_detail::renderBlockTiling(llvm::raw_ostream &os, unsigned index,
+                                       const ScheduledOp &info,
+                                       const kf::OpSchedule &schedule) {
   linalg::LinalgOp op = info.op;
   unsigned numParallel = info.parallelSizes.size();
   if (schedule.blockTile.size() != numParallel ||
@@ -278,6 +281,7 @@ LogicalResult renderBlockTiling(llvm::raw_ostream &os, unsigned index,
   return success();
 }
 
+namespace {
 /// Checks the schedule of an op whose reduction lanes share
 /// (OpSchedule::reductionLanes) and renders its tiling: the block forall
 /// and the mark kf-distribute-reductions rewrites after bufferization. The
@@ -463,6 +467,19 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
     fusedFills[*ownFills[index]] = true;
   }
 
+  // Row groups: reductions fused into their consumer's kernel (which get
+  // no kernel of their own).
+  SmallVector<RowGroup> rowGroups;
+  if (schedule.fuseReductions)
+    rowGroups = findRowGroups(*ops, schedule.ops);
+  SmallVector<bool> fusedReductions(numOps, false);
+  SmallVector<std::optional<unsigned>> groupOf(numOps);
+  for (auto [g, group] : llvm::enumerate(rowGroups)) {
+    groupOf[group.consumer] = g;
+    for (unsigned r : group.reductions)
+      fusedReductions[r] = true;
+  }
+
   // Per op with a kernel: its block dims, and how many foralls it leaves
   // (thread foralls before the block forall, in match's post-order).
   SmallVector<SmallVector<int64_t, 3>> blockDims(numOps);
@@ -473,8 +490,18 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
   // Whether a block forall tiles more loops than the grid has dimensions.
   bool linearBlocks = false;
   for (auto [index, info, opSchedule] : llvm::enumerate(*ops, schedule.ops)) {
-    if (fusedFills[index] || fusedEpilogues[index])
+    if (fusedFills[index] || fusedEpilogues[index] || fusedReductions[index])
       continue;
+    if (groupOf[index]) {
+      const RowGroup &group = rowGroups[*groupOf[index]];
+      linearBlocks |=
+          tilesOverLinearBlocks(rowGroupBlocks(info), info.parallelSizes);
+      if (failed(renderRowGroup(os, group, *ops)))
+        return failure();
+      blockDims[index] = {group.lanes, 1, 1};
+      foralls[index] = 1;
+      continue;
+    }
     if (gemms[index]) {
       std::string epilogueHandle =
           gemmEpilogues[index] ? "%op" + std::to_string(*gemmEpilogues[index])
@@ -664,6 +691,8 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
                         gathers ? " {vectorize_nd_extract}" : "");
   }
 
+  if (!rowGroups.empty())
+    renderRowGroupBuffers(os);
   bool anyGemm =
       llvm::any_of(gemms, [](const auto &loops) { return loops.has_value(); });
   bool vectorize = !vectorizedOps.empty();
@@ -756,7 +785,7 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
     os << (i ? ", " : "") << "!transform.any_op";
   os << ")\n";
   for (unsigned i = 0; i < numOps; ++i) {
-    if (fusedFills[i] || fusedEpilogues[i])
+    if (fusedFills[i] || fusedEpilogues[i] || fusedReductions[i])
       continue;
     os << llvm::formatv("    %launch{0} = transform.gpu.map_forall_to_blocks "
                         "%b{0} generate_gpu_launch : (!transform.any_op) -> "

@@ -83,6 +83,44 @@ void renderStructure(llvm::raw_ostream &os, const Schedule &schedule,
 mlir::FailureOr<AppliedStructure> applyStructure(mlir::func::FuncOp reference,
                                                  const Schedule &schedule);
 
+/// Checks the block tiles of an op's generic mapping and renders its block
+/// forall, %block<index> and %bforall<index> (ScheduleRendering.cpp).
+mlir::LogicalResult renderBlockTiling(llvm::raw_ostream &os, unsigned index,
+                                      const ScheduledOp &info,
+                                      const kf::OpSchedule &schedule);
+
+/// A row group (Schedule::fuseReductions, RowGroups.cpp): an all-parallel
+/// consumer and the reductions whose results it reads broadcast along its
+/// innermost loop (and those these read per output), each reducing a row of
+/// that loop's length, all with the same reduction lanes. One kernel, one
+/// block of `lanes` threads per row.
+struct RowGroup {
+  unsigned consumer = 0;
+  /// The reductions, in op order.
+  llvm::SmallVector<unsigned> reductions;
+  int64_t lanes = 0;
+};
+
+/// The row groups among `ops` (after splitting) under `schedules`, one per
+/// op, in consumer order. A reduction joins a group only where the lanes
+/// its schedule gives are a multiple of 32 (one output per block) and its
+/// result is read by the group alone.
+llvm::SmallVector<RowGroup> findRowGroups(llvm::ArrayRef<ScheduledOp> ops,
+                                          llvm::ArrayRef<OpSchedule> schedules);
+
+/// Renders what follows the row groups' fusion, before bufferization: one
+/// copy of each reduction fused twice, and their results in shared memory.
+void renderRowGroupBuffers(llvm::raw_ostream &os);
+
+/// The block tiling of a row group with `consumer`: one block per row,
+/// every outer loop tiled by one.
+kf::OpSchedule rowGroupBlocks(const ScheduledOp &consumer);
+
+/// Renders a row group's block forall (the consumer's, one block per row)
+/// with the reductions fused into it, marked for kf-distribute-reductions.
+mlir::LogicalResult renderRowGroup(llvm::raw_ostream &os, const RowGroup &group,
+                                   llvm::ArrayRef<ScheduledOp> ops);
+
 } // namespace kf::schedule_detail
 
 #endif // KF_LIB_TRANSFORMS_SCHEDULESTRUCTURE_H

@@ -51,6 +51,8 @@ std::string kf::describeGenome(const Schedule &genome) {
   for (auto [index, factor] : llvm::enumerate(genome.splitFactors))
     if (factor > 0)
       append(llvm::formatv("split op{0} {1} ways", index, factor).str());
+  if (genome.fuseReductions)
+    append("reductions in their consumers' kernels");
   for (auto [index, op] : llvm::enumerate(genome.ops)) {
     if (op.contraction.isSet()) {
       const ContractionTile &tile = op.contraction;

@@ -293,6 +293,152 @@ LogicalResult distribute(linalg::GenericOp op, gpu::LaunchOp launch,
   Value old = memref::LoadOp::create(b, loc, init->get(), outIndices);
   memref::StoreOp::create(b, loc, combine(b, loc, *combiner, total, old),
                           init->get(), outIndices);
+  // In a row group, the block's threads read the output next (a softmax's
+  // sum reads its max, the consumer reads both): lane 0's store must be
+  // visible to them first.
+  if (!op->getNextNode()->hasTrait<OpTrait::IsTerminator>()) {
+    b.setInsertionPointAfter(ifOp);
+    gpu::BarrierOp::create(b, loc);
+  }
+  op.erase();
+  return success();
+}
+
+/// Rewrites one all-parallel op marked with row lanes (a row group's
+/// consumer): its innermost loop is a row that `lanes` threads along x
+/// share, lane t computing elements t, t + R, ... (four per round: four
+/// loads in flight), from the row's end backwards: the row's end is what
+/// the group's reductions read last, so what is likeliest still in the L2
+/// cache. Its other loops run in every thread (a row group's block has one
+/// row).
+LogicalResult distributeRow(linalg::GenericOp op, gpu::LaunchOp launch,
+                            int64_t lanes) {
+  if (!op.hasPureBufferSemantics())
+    return op.emitError() << "a distributed row must be on buffers";
+  if (op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 0 ||
+      op.getNumLoops() == 0)
+    return op.emitError() << "a distributed row needs one output and "
+                             "parallel loops only";
+  if (lanes < 1 || lanes > 1024)
+    return op.emitError() << lanes << " row lanes: 1 to 1024";
+  if (blockSizeX(launch) != lanes)
+    return op.emitError() << "the launch's block must have " << lanes
+                          << " threads along x, one per lane";
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  unsigned numLoops = op.getNumLoops(), rowDim = numLoops - 1;
+  SmallVector<Range> ranges =
+      cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(b, loc);
+  for (const Range &range : ranges)
+    if (!isZeroInteger(range.offset) || !isOneInteger(range.stride))
+      return op.emitError() << "loop ranges must start at 0 with step 1";
+  Value lane = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value rows = one;
+  for (unsigned loop = 0; loop < rowDim; ++loop)
+    rows = arith::MulIOp::create(
+        b, loc, rows,
+        getValueOrCreateConstantIndexOp(b, loc, ranges[loop].size));
+  OpBuilder::InsertionGuard guard(b);
+  auto rowLoop = scf::ForOp::create(b, loc, zero, rows, one);
+  b.setInsertionPoint(rowLoop.getBody()->getTerminator());
+  SmallVector<Value> ivs(numLoops);
+  Value linear = rowLoop.getInductionVar();
+  for (int loop = rowDim - 1; loop >= 0; --loop) {
+    Value size = getValueOrCreateConstantIndexOp(b, loc, ranges[loop].size);
+    ivs[loop] = arith::RemUIOp::create(b, loc, linear, size);
+    linear = arith::DivUIOp::create(b, loc, linear, size);
+  }
+  auto indicesOf = [&](OpBuilder &builder, AffineMap map) {
+    SmallVector<Value> indices;
+    for (unsigned result = 0; result < map.getNumResults(); ++result)
+      indices.push_back(affine::makeComposedAffineApply(
+          builder, loc, map.getSubMap({result}),
+          llvm::to_vector_of<OpFoldResult>(ivs)));
+    return indices;
+  };
+  // Inputs that do not vary along the row (the group's reductions) are read
+  // once per row.
+  Block *body = op.getBody();
+  SmallVector<Value> invariant(op->getNumOperands());
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (map.isFunctionOfDim(rowDim))
+      continue;
+    ivs[rowDim] = zero;
+    invariant[input->getOperandNumber()] =
+        memref::LoadOp::create(b, loc, input->get(), indicesOf(b, map));
+  }
+  Value length = getValueOrCreateConstantIndexOp(b, loc, ranges[rowDim].size);
+  Value last = arith::SubIOp::create(b, loc, length, one);
+  // Element `position` of the row counted from its end: its operands
+  // loaded, then the body computed and stored.
+  struct Element {
+    IRMapping mapping;
+    SmallVector<Value> ivs;
+  };
+  auto load = [&](OpBuilder &builder, Value position) {
+    Element element;
+    ivs[rowDim] = arith::SubIOp::create(builder, loc, last, position);
+    element.ivs = ivs;
+    for (OpOperand &operand : op->getOpOperands()) {
+      BlockArgument arg = body->getArgument(operand.getOperandNumber());
+      if (arg.use_empty())
+        continue;
+      Value value = invariant[operand.getOperandNumber()];
+      if (!value)
+        value = memref::LoadOp::create(
+            builder, loc, operand.get(),
+            indicesOf(builder, op.getMatchingIndexingMap(&operand)));
+      element.mapping.map(arg, value);
+    }
+    return element;
+  };
+  auto store = [&](OpBuilder &builder, Element &element) {
+    ivs = element.ivs;
+    for (Operation &nested : body->without_terminator()) {
+      if (auto index = dyn_cast<linalg::IndexOp>(nested)) {
+        element.mapping.map(index.getResult(), ivs[index.getDim()]);
+        continue;
+      }
+      builder.clone(nested, element.mapping);
+    }
+    OpOperand *init = op.getDpsInitOperand(0);
+    memref::StoreOp::create(
+        builder, loc,
+        element.mapping.lookup(body->getTerminator()->getOperand(0)),
+        init->get(), indicesOf(builder, op.getMatchingIndexingMap(init)));
+  };
+  Value round = arith::ConstantIndexOp::create(b, loc, lanes * kChains);
+  Value mainEnd = arith::MulIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, length, round), round);
+  auto main = scf::ForOp::create(b, loc, zero, mainEnd, round);
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPoint(main.getBody()->getTerminator());
+    // The four elements' loads first, then their bodies and stores: LLVM
+    // cannot move a load above a store to a buffer it may alias.
+    SmallVector<Element> elements;
+    for (int64_t chain = 0; chain < kChains; ++chain) {
+      Value offset = arith::ConstantIndexOp::create(b, loc, chain * lanes);
+      elements.push_back(load(
+          b,
+          arith::AddIOp::create(b, loc, main.getInductionVar(),
+                                arith::AddIOp::create(b, loc, offset, lane))));
+    }
+    for (Element &element : elements)
+      store(b, element);
+  }
+  Value tailStart = arith::AddIOp::create(b, loc, mainEnd, lane);
+  Value laneCount = arith::ConstantIndexOp::create(b, loc, lanes);
+  auto tail = scf::ForOp::create(b, loc, tailStart, length, laneCount);
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPoint(tail.getBody()->getTerminator());
+    Element element = load(b, tail.getInductionVar());
+    store(b, element);
+  }
   op.erase();
   return success();
 }
@@ -321,7 +467,8 @@ struct KFDistributeReductionsPass
     SmallVector<std::pair<linalg::GenericOp, gpu::LaunchOp>> marked;
     bool misplaced = false;
     getOperation().walk([&](linalg::GenericOp op) {
-      if (!op->hasAttr(kf::kReductionLanesAttrName))
+      if (!op->hasAttr(kf::kReductionLanesAttrName) &&
+          !op->hasAttr(kf::kRowLanesAttrName))
         return;
       auto launch = op->getParentOfType<gpu::LaunchOp>();
       if (!launch) {
@@ -335,6 +482,18 @@ struct KFDistributeReductionsPass
     if (misplaced)
       return signalPassFailure();
     for (auto [op, launch] : marked) {
+      if (auto rowLanes =
+              op->getAttrOfType<IntegerAttr>(kf::kRowLanesAttrName)) {
+        if (failed(distributeRow(op, launch, rowLanes.getInt())))
+          return signalPassFailure();
+        ++numRows;
+        continue;
+      }
+      if (op->hasAttr(kf::kRowLanesAttrName)) {
+        op.emitError() << "'" << kf::kRowLanesAttrName
+                       << "' must be an integer";
+        return signalPassFailure();
+      }
       auto lanes = op->getAttrOfType<IntegerAttr>(kf::kReductionLanesAttrName);
       if (!lanes) {
         op.emitError() << "'" << kf::kReductionLanesAttrName

@@ -244,3 +244,76 @@ func.func @outside_a_launch(%x: memref<4x64xf32>, %y: memref<4xf32>) {
   }
   return
 }
+
+// -----
+
+// A row group's kernel: the row sum's lane 0 stores its total, and a barrier
+// makes it visible before the consumer's lanes read it; the consumer (marked
+// with row lanes) reads its invariant input (the sum) once per row, and
+// each lane computes elements t, t + 64, ... from the row's end, four
+// loads ahead of four stores per round, the rest one per lane.
+// CHECK-LABEL: func.func @row_group
+// CHECK: gpu.launch
+// CHECK: scf.if
+// CHECK:   memref.store
+// CHECK: }
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[SUM:.*]] = memref.load %{{.*}}[%c0] : memref<1xf32, #gpu.address_space<workgroup>>
+// CHECK: scf.for %[[I:.*]] = %c0 to %c512 step %c256 {
+// CHECK-COUNT-4: memref.load %{{.*}} : memref<1x600xf32
+// CHECK-COUNT-4: arith.divf %{{.*}}, %[[SUM]]
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c600 step %c64 {
+// CHECK:   arith.subi %c599
+// CHECK:   arith.divf
+// CHECK:   memref.store
+// CHECK-NOT: linalg.generic
+func.func @row_group(%x: memref<8x600xf32>, %y: memref<8x600xf32>) {
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c8, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    %sum = memref.alloca() : memref<1xf32, #gpu.address_space<workgroup>>
+    %xs = memref.subview %x[%bx, 0] [1, 600] [1, 1] : memref<8x600xf32> to memref<1x600xf32, strided<[600, 1], offset: ?>>
+    %ys = memref.subview %y[%bx, 0] [1, 600] [1, 1] : memref<8x600xf32> to memref<1x600xf32, strided<[600, 1], offset: ?>>
+    linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                    iterator_types = ["parallel", "reduction"]}
+        ins(%xs : memref<1x600xf32, strided<[600, 1], offset: ?>>) outs(%sum : memref<1xf32, #gpu.address_space<workgroup>>)
+        attrs = {kf.reduction_lanes = 64 : i64} {
+    ^bb0(%v: f32, %acc: f32):
+      %s = arith.addf %v, %acc : f32
+      linalg.yield %s : f32
+    }
+    linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>],
+                    iterator_types = ["parallel", "parallel"]}
+        ins(%xs, %sum : memref<1x600xf32, strided<[600, 1], offset: ?>>, memref<1xf32, #gpu.address_space<workgroup>>)
+        outs(%ys : memref<1x600xf32, strided<[600, 1], offset: ?>>)
+        attrs = {kf.row_lanes = 64 : i64} {
+    ^bb0(%v: f32, %s: f32, %out: f32):
+      %d = arith.divf %v, %s : f32
+      linalg.yield %d : f32
+    }
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+func.func @row_lanes_not_parallel(%x: memref<8x300xf32>, %y: memref<8xf32>) {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    // expected-error @+1 {{a distributed row needs one output and parallel loops only}}
+    linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                    iterator_types = ["parallel", "reduction"]}
+        ins(%x : memref<8x300xf32>) outs(%y : memref<8xf32>)
+        attrs = {kf.row_lanes = 64 : i64} {
+    ^bb0(%v: f32, %acc: f32):
+      %s = arith.addf %v, %acc : f32
+      linalg.yield %s : f32
+    }
+    gpu.terminator
+  }
+  return
+}

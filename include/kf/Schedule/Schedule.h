@@ -133,6 +133,16 @@ struct Schedule {
   /// (kf-transpose-contraction-operands): B alone ([N, K], as nn.Linear's
   /// weight), or both A ([M, K]) and B.
   KOuterCopies kOuterCopies = KOuterCopies::None;
+  /// Reductions fused into the kernel of the op that consumes them (row
+  /// groups, RowGroups.cpp): an all-parallel op reading, broadcast along
+  /// its innermost loop, the results of reductions that reduction lanes
+  /// share over that same row (a norm's statistics, a softmax's max and
+  /// sum) computes each row in one block: the lanes reduce the row, then
+  /// the same threads compute the consumer's row from it, reading the row
+  /// again while it is still in cache. Applied last, on the ops after
+  /// splitting; the reductions' lanes size the block, and the consumer's
+  /// own OpSchedule is then ignored.
+  bool fuseReductions = false;
   /// Per linalg op after fusion, collapsing, decomposing and K-outer copies:
   /// split its single
   /// reduction loop this many ways (0: no split;
@@ -241,6 +251,9 @@ struct Restructured {
   llvm::SmallVector<OpShape> shapes;
   /// The default OpSchedule of each of those ops.
   llvm::SmallVector<OpSchedule> defaults;
+  /// How many reductions Schedule::fuseReductions would take into their
+  /// consumers' kernels (row groups) with those defaults.
+  unsigned groupedReductions = 0;
 };
 
 /// Applies the structure genes of `schedule` (its ops are ignored) to a
@@ -281,7 +294,8 @@ mlir::FailureOr<std::string> renderSchedule(mlir::func::FuncOp reference,
 /// "im2col": bool (optional, false), "interchange": bool (optional, false),
 /// "collapse_mn": bool (optional, false), "epilogue": bool (optional,
 /// false), "commute_sums": bool (optional, false), "fold_scans": bool
-/// (optional, false), "transpose": "none" | "b" |
+/// (optional, false), "fuse_reductions": bool (optional, false),
+/// "transpose": "none" | "b" |
 /// "ab" (optional, "none"), "splits": [int], "ops": [{"block": [int],
 /// "threads": [int], "vector": int, "step": int, "stage": int (optional, 0),
 /// "lanes": int (optional, 0), "gemm": ContractionTile (optional,

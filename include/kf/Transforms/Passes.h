@@ -29,6 +29,11 @@ inline constexpr llvm::StringLiteral kHoistAccumulatorsAttrName =
 inline constexpr llvm::StringLiteral kReductionLanesAttrName =
     "kf.reduction_lanes";
 
+/// Marks an all-parallel linalg op whose innermost loop the given number of
+/// threads along x share, element t going to lane t mod lanes
+/// (kf-distribute-reductions): the consumer of a row group.
+inline constexpr llvm::StringLiteral kRowLanesAttrName = "kf.row_lanes";
+
 /// Whether kf-distribute-reductions can rewrite `op` (on tensors or
 /// buffers): a linalg.generic with one reduction loop and one 32-bit
 /// output, whose body folds each element into it with one add, mul, max or

@@ -107,6 +107,14 @@ def KFDistributeReductions
     get as many outputs each (the schedule checks it). Any marked op it
     cannot rewrite is an error.
 
+    A marked reduction followed by other ops in its launch (a row group,
+    `Schedule::fuseReductions`) ends with a barrier after lane 0's store.
+    An all-parallel `linalg.generic` carrying `kf.row_lanes = R` (a row
+    group's consumer) gets its innermost loop shared the same way: lane t
+    computes elements t, t + R, ... (four per round), counted from the
+    row's end (what the group's reductions read last); inputs that do not
+    vary along the row are read once per row.
+
     Upstream's `tile_reduction_using_forall` gives each thread a contiguous
     chunk (uncoalesced) and combines partials serially, and MLIR 22 has no
     production lowering of `gpu.subgroup_reduce` to shuffles.
@@ -116,6 +124,7 @@ def KFDistributeReductions
                            "::mlir::scf::SCFDialect"];
   let statistics = [
     Statistic<"numDistributed", "distributed-reductions", "Reductions shared among lanes">,
+    Statistic<"numRows", "distributed-rows", "Row-group consumers shared among lanes">,
   ];
 }
 

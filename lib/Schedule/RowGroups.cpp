@@ -1,0 +1,222 @@
+//===- RowGroups.cpp - Reductions fused into their consumer's kernel ------===//
+//
+// A row group (Schedule::fuseReductions) is an all-parallel op, the
+// consumer, with the reductions whose results it reads broadcast along its
+// innermost loop, each reducing a row of that loop's length with reduction
+// lanes: a norm's statistics and its normalization, a softmax's max, sum and
+// division. Each op alone is a kernel that reads the whole input; the group
+// is one kernel with one block per row, in which the lanes reduce the row
+// (kf-distribute-reductions) and the same threads then compute the
+// consumer's row from the results (kf-distribute-reductions' row lanes),
+// reading the row again while the block's recent reads are still in the L2
+// cache. The reductions' outputs reach global memory (one value per row,
+// written by lane 0 before a barrier); the consumer's input is read again,
+// but from cache where the rows in flight fit in it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kf/Transforms/Passes.h"
+
+#include "ScheduleStructure.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+
+namespace kf::schedule_detail {
+
+namespace {
+/// Marks the reductions fused into row groups, for the script's steps after
+/// all groups are rendered.
+constexpr llvm::StringLiteral kRowReductionMark = "kf.row_reduction";
+
+/// The index of `value`'s defining op among `ops`, if it is one of them.
+std::optional<unsigned> producerIndex(ArrayRef<ScheduledOp> ops, Value value) {
+  Operation *producer = value.getDefiningOp();
+  if (!producer)
+    return std::nullopt;
+  auto it = llvm::find_if(
+      ops, [&](const ScheduledOp &info) { return info.op == producer; });
+  if (it == ops.end())
+    return std::nullopt;
+  return it - ops.begin();
+}
+
+/// Whether `op` reads `input` broadcast along its loop `loop` alone: the
+/// input's dimensions are the op's other loops, in order. For a reduction,
+/// `loop` is its reduction loop (a result it reads per output); for the
+/// consumer, its row loop.
+bool readsBroadcastAlong(linalg::LinalgOp op, OpOperand *input, unsigned loop) {
+  AffineMap map = op.getMatchingIndexingMap(input);
+  if (map.getNumResults() + 1 != op.getNumLoops())
+    return false;
+  unsigned next = 0;
+  for (AffineExpr result : map.getResults()) {
+    if (next == loop)
+      ++next;
+    auto dim = dyn_cast<AffineDimExpr>(result);
+    if (!dim || dim.getPosition() != next++)
+      return false;
+  }
+  return true;
+}
+
+/// Whether `info` is a reduction a row group can hold for a consumer whose
+/// rows are `rowSize` long over outer loops `outerSizes`: a lane reduction
+/// (one reduction loop, innermost, reduced by `schedule`'s lanes, a
+/// multiple of 32: one output per block) with one output per row.
+bool isRowReduction(const ScheduledOp &info, const kf::OpSchedule &schedule,
+                    ArrayRef<int64_t> outerSizes, int64_t rowSize) {
+  linalg::LinalgOp op = info.op;
+  if (!info.laneReduction || info.scanPosition || info.contraction ||
+      schedule.contraction.isSet() || op.getNumDpsInits() != 1 ||
+      info.numLoops != info.parallelLoops.size() + 1 ||
+      info.innerReduction != info.numLoops - 1 ||
+      info.innerReductionSize != rowSize ||
+      ArrayRef<int64_t>(info.parallelSizes) != outerSizes)
+    return false;
+  int64_t lanes = schedule.reductionLanes;
+  if (lanes < 32 || lanes % 32 != 0 || lanes > 1024)
+    return false;
+  // One output per row: the output's dimensions are the parallel loops.
+  return readsBroadcastAlong(op, op.getDpsInitOperand(0), info.numLoops - 1);
+}
+} // namespace
+
+SmallVector<RowGroup> findRowGroups(ArrayRef<ScheduledOp> ops,
+                                    ArrayRef<kf::OpSchedule> schedules) {
+  SmallVector<RowGroup> groups;
+  if (ops.size() != schedules.size())
+    return groups;
+  SmallVector<bool> grouped(ops.size(), false);
+  // Consumers last first: a reduction belongs to the last consumer that
+  // takes it.
+  for (int c = static_cast<int>(ops.size()) - 1; c >= 0; --c) {
+    const ScheduledOp &consumer = ops[c];
+    linalg::LinalgOp op = consumer.op;
+    if (!isa<linalg::GenericOp>(op.getOperation()) || grouped[c] ||
+        consumer.numLoops < 2 ||
+        consumer.parallelLoops.size() != consumer.numLoops ||
+        op.getNumDpsInits() != 1 || schedules[c].contraction.isSet())
+      continue;
+    int64_t rowSize = consumer.parallelSizes.back();
+    ArrayRef<int64_t> outerSizes =
+        ArrayRef<int64_t>(consumer.parallelSizes).drop_back();
+    unsigned rowLoop = consumer.numLoops - 1;
+    // The reductions the consumer reads per row, then those they read per
+    // output (a softmax's sum reads its max), while every one has the
+    // group's lanes.
+    RowGroup group;
+    group.consumer = c;
+    SmallVector<std::pair<linalg::LinalgOp, unsigned>> readers = {
+        {op, rowLoop}};
+    bool valid = true;
+    while (!readers.empty() && valid) {
+      auto [reader, loop] = readers.pop_back_val();
+      for (OpOperand *input : reader.getDpsInputOperands()) {
+        std::optional<unsigned> r = producerIndex(ops, input->get());
+        if (!r || llvm::is_contained(group.reductions, *r) ||
+            !readsBroadcastAlong(reader, input, loop))
+          continue;
+        if (grouped[*r] ||
+            !isRowReduction(ops[*r], schedules[*r], outerSizes, rowSize))
+          continue;
+        int64_t lanes = schedules[*r].reductionLanes;
+        if (group.lanes != 0 && lanes != group.lanes) {
+          valid = false;
+          break;
+        }
+        group.lanes = lanes;
+        group.reductions.push_back(*r);
+        readers.push_back({ops[*r].op, ops[*r].numLoops - 1});
+      }
+    }
+    if (!valid || group.reductions.empty())
+      continue;
+    // Every reduction's result must stay inside the group: it never reaches
+    // a kernel of its own.
+    auto inGroup = [&](Operation *user) {
+      std::optional<unsigned> index = std::nullopt;
+      for (auto [i, info] : llvm::enumerate(ops))
+        if (info.op == user)
+          index = i;
+      return index && (*index == unsigned(c) ||
+                       llvm::is_contained(group.reductions, *index));
+    };
+    if (!llvm::all_of(group.reductions, [&](unsigned r) {
+          return llvm::all_of(ops[r].op->getUsers(), inGroup);
+        }))
+      continue;
+    llvm::sort(group.reductions);
+    grouped[c] = true;
+    for (unsigned r : group.reductions)
+      grouped[r] = true;
+    groups.push_back(std::move(group));
+  }
+  llvm::sort(groups, [](const RowGroup &a, const RowGroup &b) {
+    return a.consumer < b.consumer;
+  });
+  return groups;
+}
+
+void renderRowGroupBuffers(llvm::raw_ostream &os) {
+  // A reduction read twice inside its group was fused once per use: one
+  // copy must remain (lane 0 adds its total to the output: two copies of a
+  // sum would add it twice). The ops fused away stay outside until they are
+  // dead code.
+  os << "    %rgfunc = transform.structured.match ops{[\"func.func\"]} in "
+        "%root : (!transform.any_op) -> !transform.any_op\n"
+        "    transform.apply_cse to %rgfunc : !transform.any_op\n"
+        "    transform.apply_dce to %rgfunc : !transform.any_op\n";
+  // Each block's results in its shared memory: a tensor the block forall
+  // writes without its shared outputs would be bufferized to a private
+  // copy per block, which a kernel cannot allocate. The copy of the fill's
+  // value into it becomes a block-wide copy (kf-materialize-workgroup-memory).
+  os << llvm::formatv(
+      "    %rgreductions = transform.structured.match attributes{{{0}} in "
+      "%rgfunc : (!transform.any_op) -> !transform.any_op\n"
+      "    %rgbuffers, %rgallocs = "
+      "transform.structured.bufferize_to_allocation %rgreductions "
+      "{{memory_space = #gpu.address_space<workgroup>, "
+      "bufferize_destination_only} : !transform.any_op\n",
+      kRowReductionMark);
+}
+
+kf::OpSchedule rowGroupBlocks(const ScheduledOp &consumer) {
+  kf::OpSchedule blocks;
+  blocks.blockTile.assign(consumer.parallelSizes.size(), 1);
+  blocks.blockTile.back() = 0;
+  blocks.threads.assign(consumer.parallelSizes.size(), 0);
+  return blocks;
+}
+
+LogicalResult renderRowGroup(llvm::raw_ostream &os, const RowGroup &group,
+                             ArrayRef<ScheduledOp> ops) {
+  unsigned c = group.consumer;
+  if (failed(renderBlockTiling(os, c, ops[c], rowGroupBlocks(ops[c]))))
+    return failure();
+  os << llvm::formatv("    %rlanes{0} = transform.param.constant {1} : i64 -> "
+                      "!transform.param<i64>\n"
+                      "    transform.annotate %block{0} \"{2}\" = %rlanes{0} : "
+                      "!transform.any_op, !transform.param<i64>\n",
+                      c, group.lanes, kf::kRowLanesAttrName);
+  // Later reductions first: fusing one that reads an earlier one gives the
+  // earlier one its uses inside the block. A reduction read twice there (a
+  // softmax's max, by the sum and the division) is fused once per use; the
+  // CSE after the groups leaves one.
+  for (unsigned r : llvm::reverse(group.reductions))
+    os << llvm::formatv(
+        "    %rfused{0}, %rforall{1}_{0} = "
+        "transform.structured.fuse_into_containing_op %op{0} into "
+        "%bforall{1} : (!transform.any_op, !transform.any_op) -> "
+        "(!transform.any_op, !transform.any_op)\n"
+        "    transform.annotate %rfused{0} \"{2}\" = %rlanes{1} : "
+        "!transform.any_op, !transform.param<i64>\n"
+        "    transform.annotate %rfused{0} \"{3}\" : !transform.any_op\n",
+        r, c, kf::kReductionLanesAttrName, kRowReductionMark);
+  return success();
+}
+
+} // namespace kf::schedule_detail
