@@ -161,14 +161,19 @@ SmallVector<RowGroup> findRowGroups(ArrayRef<ScheduledOp> ops,
   return groups;
 }
 
-void renderRowGroupBuffers(llvm::raw_ostream &os) {
+void renderRowGroupBuffers(llvm::raw_ostream &os, ArrayRef<RowGroup> groups) {
   // A reduction read twice inside its group was fused once per use: one
   // copy must remain (lane 0 adds its total to the output: two copies of a
-  // sum would add it twice). The ops fused away stay outside until they are
-  // dead code.
+  // sum would add it twice). CSE confined to each group's block forall:
+  // over the whole function it would also merge equal kernels (two fills of
+  // the same shape, a group norm's sum and sum of squares). The ops fused
+  // away stay outside until they are dead code.
+  for (const RowGroup &group : groups)
+    os << llvm::formatv("    transform.apply_cse to %bforall{0} : "
+                        "!transform.any_op\n",
+                        group.consumer);
   os << "    %rgfunc = transform.structured.match ops{[\"func.func\"]} in "
         "%root : (!transform.any_op) -> !transform.any_op\n"
-        "    transform.apply_cse to %rgfunc : !transform.any_op\n"
         "    transform.apply_dce to %rgfunc : !transform.any_op\n";
   // Each block's results in its shared memory: a tensor the block forall
   // writes without its shared outputs would be bufferized to a private

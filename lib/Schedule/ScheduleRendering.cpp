@@ -692,7 +692,7 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
   }
 
   if (!rowGroups.empty())
-    renderRowGroupBuffers(os);
+    renderRowGroupBuffers(os, rowGroups);
   bool anyGemm =
       llvm::any_of(gemms, [](const auto &loops) { return loops.has_value(); });
   bool vectorize = !vectorizedOps.empty();

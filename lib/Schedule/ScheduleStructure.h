@@ -110,7 +110,8 @@ llvm::SmallVector<RowGroup> findRowGroups(llvm::ArrayRef<ScheduledOp> ops,
 
 /// Renders what follows the row groups' fusion, before bufferization: one
 /// copy of each reduction fused twice, and their results in shared memory.
-void renderRowGroupBuffers(llvm::raw_ostream &os);
+void renderRowGroupBuffers(llvm::raw_ostream &os,
+                           llvm::ArrayRef<RowGroup> groups);
 
 /// The block tiling of a row group with `consumer`: one block per row,
 /// every outer loop tiled by one.
