@@ -651,27 +651,6 @@ FailureOr<kf::Schedule> kf::buildDefaultSchedule(func::FuncOp reference,
       if (fused->shapes.size() >= ops->size())
         schedule.fuseElementwise = false;
     }
-    // An elementwise op between a row's reductions and their consumer (a
-    // norm's mean, the reduction divided by its length) is fused into the
-    // consumer where that lets the reductions join its kernel (row groups,
-    // below).
-    if (!schedule.fuseElementwise) {
-      Schedule probe = schedule;
-      probe.collapseReductions = llvm::any_of(*ops, [](const ScheduledOp &op) {
-        return op.numLoops - op.parallelLoops.size() > 1;
-      });
-      FailureOr<Restructured> apart = restructure(reference, probe);
-      probe.fuseElementwise = true;
-      FailureOr<Restructured> fused = restructure(reference, probe);
-      if (failed(apart) || failed(fused))
-        return failure();
-      // Kernels left: the ops, less the reductions groups take in.
-      auto kernels = [](const Restructured &structure) {
-        return structure.shapes.size() - structure.groupedReductions;
-      };
-      schedule.fuseElementwise =
-          fused->groupedReductions > 0 && kernels(*fused) < kernels(*apart);
-    }
     // Convolutions run on the GEMM kernel, through an im2col matrix in
     // global memory, where it fits.
     schedule.convolutionsAsGemm =
@@ -797,17 +776,6 @@ FailureOr<kf::Schedule> kf::buildDefaultSchedule(func::FuncOp reference,
     if (failed(split))
       return failure();
     schedule.ops = split->defaults;
-  }
-  // Reductions whose rows one all-parallel op consumes run in its kernel,
-  // one block per row (row groups): the row is read again from cache, and
-  // the reductions' kernels are gone.
-  if (kind == DefaultSchedule::Tuned) {
-    Schedule grouped = schedule;
-    grouped.fuseReductions = true;
-    FailureOr<Restructured> rows = restructure(reference, grouped);
-    if (failed(rows))
-      return failure();
-    schedule.fuseReductions = rows->groupedReductions > 0;
   }
   return schedule;
 }
