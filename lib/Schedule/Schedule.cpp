@@ -598,8 +598,6 @@ FailureOr<kf::Restructured> kf::restructure(func::FuncOp reference,
       return failure();
     result.defaults.push_back(std::move(*op));
   }
-  for (const RowGroup &group : findRowGroups(applied->ops, result.defaults))
-    result.groupedReductions += group.reductions.size();
   return result;
 }
 

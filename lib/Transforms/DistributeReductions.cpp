@@ -102,6 +102,17 @@ std::optional<int64_t> blockSizeX(gpu::LaunchOp launch) {
   return size.getSExtValue();
 }
 
+/// The indices `map` gives for the loop indices `ivs`.
+SmallVector<Value> accessIndices(OpBuilder &builder, Location loc,
+                                 AffineMap map, ArrayRef<Value> ivs) {
+  SmallVector<Value> indices;
+  for (unsigned result = 0; result < map.getNumResults(); ++result)
+    indices.push_back(
+        affine::makeComposedAffineApply(builder, loc, map.getSubMap({result}),
+                                        llvm::to_vector_of<OpFoldResult>(ivs)));
+  return indices;
+}
+
 /// Rewrites one marked op. `lanes` threads along x share each output.
 LogicalResult distribute(linalg::GenericOp op, gpu::LaunchOp launch,
                          int64_t lanes) {
@@ -183,12 +194,7 @@ LogicalResult distribute(linalg::GenericOp op, gpu::LaunchOp launch,
   }
 
   auto indicesOf = [&](OpBuilder &builder, AffineMap map) {
-    SmallVector<Value> indices;
-    for (unsigned result = 0; result < map.getNumResults(); ++result)
-      indices.push_back(affine::makeComposedAffineApply(
-          builder, loc, map.getSubMap({result}),
-          llvm::to_vector_of<OpFoldResult>(ivs)));
-    return indices;
+    return accessIndices(builder, loc, map, ivs);
   };
   // Inputs that do not vary along the reduction are read once per output.
   Block *body = op.getBody();
@@ -351,12 +357,7 @@ LogicalResult distributeRow(linalg::GenericOp op, gpu::LaunchOp launch,
     linear = arith::DivUIOp::create(b, loc, linear, size);
   }
   auto indicesOf = [&](OpBuilder &builder, AffineMap map) {
-    SmallVector<Value> indices;
-    for (unsigned result = 0; result < map.getNumResults(); ++result)
-      indices.push_back(affine::makeComposedAffineApply(
-          builder, loc, map.getSubMap({result}),
-          llvm::to_vector_of<OpFoldResult>(ivs)));
-    return indices;
+    return accessIndices(builder, loc, map, ivs);
   };
   // Inputs that do not vary along the row (the group's reductions) are read
   // once per row.

@@ -251,9 +251,6 @@ struct Restructured {
   llvm::SmallVector<OpShape> shapes;
   /// The default OpSchedule of each of those ops.
   llvm::SmallVector<OpSchedule> defaults;
-  /// How many reductions Schedule::fuseReductions would take into their
-  /// consumers' kernels (row groups) with those defaults.
-  unsigned groupedReductions = 0;
 };
 
 /// Applies the structure genes of `schedule` (its ops are ignored) to a
