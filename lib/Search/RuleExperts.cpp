@@ -53,6 +53,8 @@ llvm::StringRef kf::stringifyMutationAction(MutationAction action) {
     return "reduction-lanes";
   case MutationAction::ConvolutionsAsGemm:
     return "im2col";
+  case MutationAction::FuseReductions:
+    return "fuse-reductions";
   }
   llvm_unreachable("unknown action");
 }
@@ -68,7 +70,8 @@ llvm::ArrayRef<MutationAction> kf::actionsOf(ExpertFocus focus) {
                                   A::ReductionLanes};
   static const A structure[] = {A::FuseElementwise,     A::CollapseReductions,
                                 A::DecomposeReductions, A::SplitReduction,
-                                A::CommuteSums,         A::ConvolutionsAsGemm};
+                                A::CommuteSums,         A::ConvolutionsAsGemm,
+                                A::FuseReductions};
   switch (focus) {
   case ExpertFocus::Memory:
     return memory;
@@ -562,6 +565,15 @@ std::string mutateStructure(Schedule &genome, const Restructured &structure,
     return toggleContractionGene(genome, genome.commuteSums, structure,
                                  "row sums of GEMMs as matrix-vector products",
                                  "row sums of GEMMs as computed");
+  case MutationAction::FuseReductions:
+    // Row groups form only around reductions that lanes share.
+    if (!genome.fuseReductions &&
+        llvm::none_of(structure.shapes,
+                      [](const OpShape &shape) { return shape.laneReduction; }))
+      return "";
+    genome.fuseReductions = !genome.fuseReductions;
+    return genome.fuseReductions ? "reductions in their consumers' kernels"
+                                 : "reductions in kernels of their own";
   case MutationAction::SplitReduction: {
     genome.splitFactors.resize(structure.splittable.size(), 0);
     llvm::SmallVector<unsigned> candidates;
@@ -601,6 +613,7 @@ bool isStructural(MutationAction action) {
          action == MutationAction::FuseEpilogues ||
          action == MutationAction::CommuteSums ||
          action == MutationAction::ConvolutionsAsGemm ||
+         action == MutationAction::FuseReductions ||
          action == MutationAction::SplitReduction;
 }
 
@@ -616,6 +629,9 @@ std::optional<Proposal> kf::proposeMutation(const Schedule &parent,
     proposal.change = mutateStructure(proposal.genome, structure, action, rng);
     if (proposal.change.empty())
       return std::nullopt;
+    // Row groups change kernels, not the ops the schedule indexes.
+    if (action == MutationAction::FuseReductions)
+      return proposal;
     std::optional<Restructured> after = restructure(proposal.genome);
     // A rewrite that does not apply, or changes nothing, is no proposal.
     if (!after || after->shapes == structure.shapes)

@@ -330,6 +330,43 @@ TEST(Search, StructureMutationsDropVectorsTheVectorizerRefuses) {
   EXPECT_EQ(proposal->genome.ops[0].vectorWidth, 4);
 }
 
+TEST(Search, FuseReductionsTogglesRowGroupsWhereLanesShareAReduction) {
+  // Row groups change kernels, not the ops the genome indexes: the
+  // proposal keeps the parent's ops. Without a lane reduction no group
+  // can form, and the mutation proposes nothing.
+  std::mt19937_64 rng(7);
+  OpShape sum{{4096}, 512}, divide{{4096, 512}, 0};
+  sum.reductionLoops = 1;
+  sum.laneReduction = true;
+  OpSchedule lanes;
+  lanes.blockTile = {1};
+  lanes.threads = {0};
+  lanes.reductionLanes = 256;
+  OpSchedule tiled;
+  tiled.blockTile = {4, 64};
+  tiled.threads = {4, 64};
+  Restructured norm{{sum, divide}, {sum, divide}, {lanes, tiled}};
+  Schedule parent;
+  parent.ops = {lanes, tiled};
+  RestructureFn same = [&](const Schedule &) { return norm; };
+  std::optional<Proposal> on =
+      proposeMutation(parent, norm, MutationAction::FuseReductions, rng, same);
+  ASSERT_TRUE(on);
+  EXPECT_TRUE(on->genome.fuseReductions);
+  EXPECT_EQ(on->change, "reductions in their consumers' kernels");
+  EXPECT_EQ(on->genome.ops.size(), 2u);
+  EXPECT_EQ(on->genome.ops[0].reductionLanes, 256);
+  std::optional<Proposal> off = proposeMutation(
+      on->genome, norm, MutationAction::FuseReductions, rng, same);
+  ASSERT_TRUE(off);
+  EXPECT_FALSE(off->genome.fuseReductions);
+  Restructured elementwise{{divide}, {divide}, {tiled}};
+  Schedule plain;
+  plain.ops = {tiled};
+  EXPECT_FALSE(proposeMutation(plain, elementwise,
+                               MutationAction::FuseReductions, rng, same));
+}
+
 TEST(Search, ActionWeightsSteerTheExperts) {
   // The compute expert chooses between reduction steps and splits: a
   // library that believes in one makes it try (almost) only that one.

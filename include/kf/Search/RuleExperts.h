@@ -66,6 +66,9 @@ enum class MutationAction {
   ReductionLanes,
   /// Compute convolutions as an im2col matrix and a GEMM, or directly.
   ConvolutionsAsGemm,
+  /// Run the lane reductions a row-wise op reads in that op's kernel (row
+  /// groups, Schedule::fuseReductions), or give them kernels of their own.
+  FuseReductions,
 };
 llvm::StringRef stringifyMutationAction(MutationAction action);
 /// The actions an expert of `focus` chooses among.
