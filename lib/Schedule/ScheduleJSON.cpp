@@ -118,12 +118,17 @@ bool kf::fromJSON(const llvm::json::Value &value, Schedule &schedule,
       !mapKOuterCopies(value, schedule.kOuterCopies, path) ||
       !mapSizes(value, "splits", schedule.splitFactors, path))
     return false;
-  const llvm::json::Array *ops = value.getAsObject()->getArray("ops");
+  schedule.ops.clear();
+  // A genome without "ops" gives only the structure genes: every op then
+  // gets its default schedule for that structure (renderSchedule).
+  const llvm::json::Value *opsField = value.getAsObject()->get("ops");
+  if (!opsField)
+    return true;
+  const llvm::json::Array *ops = opsField->getAsArray();
   if (!ops) {
     path.field("ops").report("expected an array of op schedules");
     return false;
   }
-  schedule.ops.clear();
   for (auto [index, opValue] : llvm::enumerate(*ops)) {
     OpSchedule op;
     llvm::json::ObjectMapper opMapper(opValue, path.field("ops").index(index));

@@ -354,6 +354,15 @@ renderLaneTiling(llvm::raw_ostream &os, unsigned index, const ScheduledOp &info,
 
 FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
                                           const Schedule &schedule) {
+  if (schedule.ops.empty()) {
+    FailureOr<Schedule> completed = completeSchedule(reference, schedule);
+    if (failed(completed))
+      return failure();
+    if (completed->ops.empty())
+      return reference.emitError()
+             << "the reference has no linalg operation to schedule";
+    return renderSchedule(reference, *completed);
+  }
   FailureOr<AppliedStructure> applied = applyStructure(reference, schedule);
   if (failed(applied))
     return failure();

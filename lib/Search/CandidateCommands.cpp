@@ -28,6 +28,42 @@ static int writeOutput(StringRef path, StringRef text) {
   return 0;
 }
 
+/// Reads a schedule genome (docs/search.md) from `text`, the contents of
+/// `path`; errors name the file and the offending field.
+static FailureOr<Schedule> parseGenome(StringRef text, StringRef path,
+                                       MLIRContext &context) {
+  Expected<json::Value> value = json::parse(text);
+  if (!value) {
+    emitError(UnknownLoc::get(&context))
+        << path << ": not JSON: " << toString(value.takeError());
+    return failure();
+  }
+  Schedule genome;
+  json::Path::Root root("genome");
+  if (!fromJSON(*value, genome, root)) {
+    std::string message;
+    raw_string_ostream os(message);
+    root.printErrorContext(*value, os);
+    emitError(UnknownLoc::get(&context))
+        << path << ": not a schedule genome: " << toString(root.getError())
+        << "\n"
+        << message;
+    return failure();
+  }
+  return genome;
+}
+
+static FailureOr<Schedule> readGenomeFile(StringRef path,
+                                          MLIRContext &context) {
+  std::string error;
+  auto file = openInputFile(path, &error);
+  if (!file) {
+    emitError(UnknownLoc::get(&context)) << error;
+    return failure();
+  }
+  return parseGenome(file->getBuffer(), path, context);
+}
+
 FailureOr<CompiledCandidate>
 compileCandidateFile(const ProblemInputOptions &options,
                      const LoadedProblem &problem, const CandidateFile &source,
@@ -63,28 +99,14 @@ compileCandidateFile(const ProblemInputOptions &options,
   if (source.kind == CandidateFile::Kind::Schedule &&
       StringRef(source.path).ends_with(".json")) {
     stage = CompileStage::Schedule;
-    Expected<json::Value> value = json::parse(file->getBuffer());
-    Schedule genome;
-    json::Path::Root root("genome");
-    if (!value) {
-      emitError(UnknownLoc::get(&context))
-          << source.path << ": not JSON: " << toString(value.takeError());
+    FailureOr<Schedule> genome =
+        parseGenome(file->getBuffer(), source.path, context);
+    if (failed(genome))
       return failure();
-    }
-    if (!fromJSON(*value, genome, root)) {
-      std::string message;
-      raw_string_ostream os(message);
-      root.printErrorContext(*value, os);
-      emitError(UnknownLoc::get(&context))
-          << source.path
-          << ": not a schedule genome: " << toString(root.getError()) << "\n"
-          << message;
-      return failure();
-    }
     if (problem.selfReferenced())
       return compileText(options, problem, CandidateKind::Schedule, "",
                          source.path, stage, rejections);
-    FailureOr<std::string> text = renderSchedule(problem.reference, genome);
+    FailureOr<std::string> text = renderSchedule(problem.reference, *genome);
     if (failed(text))
       return failure();
     return compileText(options, problem, CandidateKind::Schedule, *text,
@@ -111,11 +133,26 @@ int runCompileCommand(MLIRContext &context,
   // The default schedule is printed as rendered, or as its genes, without
   // compiling it: what to read (or to start a hand schedule from) when it
   // does not compile.
+  bool genomeFile = sources.front().kind == CandidateFile::Kind::Schedule &&
+                    StringRef(sources.front().path).ends_with(".json");
   if (config.emit == EmitKind::Genome &&
-      sources.front().kind != CandidateFile::Kind::Default)
+      sources.front().kind != CandidateFile::Kind::Default && !genomeFile)
     return reportError(
-        "--emit=genome prints the default schedule's genes: give no "
-        "--schedule, --kernel or --cuda");
+        "--emit=genome prints the default schedule's genes, or a genome's "
+        "with its ops completed: give no --schedule, or a genome (.json)");
+  // A genome, perhaps without ops (structure genes only), printed with
+  // every op's schedule: where to start a hand genome for a structure.
+  if (config.emit == EmitKind::Genome && genomeFile) {
+    FailureOr<Schedule> genome = readGenomeFile(sources.front().path, context);
+    if (failed(genome))
+      return 1;
+    FailureOr<Schedule> completed =
+        completeSchedule(loaded->reference, *genome);
+    if (failed(completed))
+      return 1;
+    return writeOutput(config.outputPath,
+                       formatv("{0:2}\n", toJSON(*completed)).str());
+  }
   if ((config.emit == EmitKind::Schedule || config.emit == EmitKind::Genome) &&
       sources.front().kind == CandidateFile::Kind::Default) {
     FailureOr<Schedule> schedule = buildDefaultSchedule(loaded->reference);

@@ -151,6 +151,9 @@ struct Schedule {
   /// and a combining reduction, three ops with their own kernels. Empty: no op
   /// is split.
   llvm::SmallVector<int64_t> splitFactors;
+  /// One per op of the rewritten reference. Empty (a genome without "ops"):
+  /// each op gets its default schedule for the structure the genes above
+  /// give (completeSchedule).
   llvm::SmallVector<OpSchedule> ops;
 };
 
@@ -251,6 +254,10 @@ struct Restructured {
   llvm::SmallVector<OpShape> shapes;
   /// The default OpSchedule of each of those ops.
   llvm::SmallVector<OpSchedule> defaults;
+  /// The ops (indices into shapes) that are reductions row groups
+  /// (Schedule::fuseReductions) would take into their consumers' kernels
+  /// under those defaults.
+  llvm::SmallVector<unsigned> groupedReductions;
 };
 
 /// Applies the structure genes of `schedule` (its ops are ignored) to a
@@ -280,9 +287,16 @@ mlir::FailureOr<Schedule>
 buildDefaultSchedule(mlir::func::FuncOp reference,
                      DefaultSchedule kind = DefaultSchedule::Tuned);
 
+/// `schedule` with every op given: where its ops are empty, each op of the
+/// reference rewritten by its structure genes gets its default OpSchedule
+/// (what Restructured::defaults holds); otherwise `schedule` unchanged.
+mlir::FailureOr<Schedule> completeSchedule(mlir::func::FuncOp reference,
+                                           const Schedule &schedule);
+
 /// Renders `schedule` for `reference` as a transform-dialect script (a module
 /// holding `@__transform_main`). Fails with an error when the schedule does
 /// not fit the reference (wrong op count, sizes, more than 1024 threads).
+/// A schedule without ops is completed first (completeSchedule).
 mlir::FailureOr<std::string> renderSchedule(mlir::func::FuncOp reference,
                                             const Schedule &schedule);
 
