@@ -31,6 +31,8 @@ namespace {
 /// Marks the reductions fused into row groups, for the script's steps after
 /// all groups are rendered.
 constexpr llvm::StringLiteral kRowReductionMark = "kf.row_reduction";
+/// Marks the op whose output tile a thread group's thread owns.
+constexpr llvm::StringLiteral kThreadGroupInitMark = "kf.thread_group_init";
 
 /// The index of `value`'s defining op among `ops`, if it is one of them.
 std::optional<unsigned> producerIndex(ArrayRef<ScheduledOp> ops, Value value) {
@@ -159,6 +161,147 @@ SmallVector<RowGroup> findRowGroups(ArrayRef<ScheduledOp> ops,
     return a.consumer < b.consumer;
   });
   return groups;
+}
+
+SmallVector<ThreadGroup> findThreadGroups(ArrayRef<ScheduledOp> ops,
+                                          ArrayRef<kf::OpSchedule> schedules,
+                                          ArrayRef<RowGroup> rowGroups) {
+  SmallVector<ThreadGroup> groups;
+  if (ops.size() != schedules.size())
+    return groups;
+  SmallVector<bool> taken(ops.size(), false);
+  for (const RowGroup &group : rowGroups) {
+    taken[group.consumer] = true;
+    for (unsigned r : group.reductions)
+      taken[r] = true;
+  }
+  for (auto [c, consumer] : llvm::enumerate(ops)) {
+    linalg::LinalgOp op = consumer.op;
+    if (taken[c] || !isa<linalg::GenericOp>(op.getOperation()) ||
+        consumer.numLoops < 2 ||
+        consumer.parallelLoops.size() != consumer.numLoops ||
+        op.getNumDpsInits() != 1 || schedules[c].contraction.isSet() ||
+        schedules[c].stageTile != 0 || schedules[c].reductionLanes != 0)
+      continue;
+    int64_t outputs = 1;
+    for (int64_t size : consumer.parallelSizes)
+      outputs *= size;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      std::optional<unsigned> r = producerIndex(ops, input->get());
+      if (!r || taken[*r])
+        continue;
+      const ScheduledOp &reduction = ops[*r];
+      linalg::LinalgOp reductionOp = reduction.op;
+      // One reduction loop, innermost, whose outputs are the consumer's
+      // loops but one, in order; each thread reduces alone.
+      if (!isa<linalg::GenericOp>(reductionOp.getOperation()) ||
+          reduction.contraction || reduction.scanPosition ||
+          schedules[*r].reductionLanes != 0 ||
+          schedules[*r].contraction.isSet() ||
+          reductionOp.getNumDpsInits() != 1 ||
+          reduction.numLoops != reduction.parallelLoops.size() + 1 ||
+          reduction.innerReduction != reduction.numLoops - 1 ||
+          !readsBroadcastAlong(reductionOp, reductionOp.getDpsInitOperand(0),
+                               reduction.numLoops - 1))
+        continue;
+      std::optional<unsigned> loop;
+      for (unsigned l = 0; l < consumer.numLoops && !loop; ++l)
+        if (readsBroadcastAlong(op, input, l))
+          loop = l;
+      if (!loop ||
+          reduction.innerReductionSize != consumer.parallelSizes[*loop] ||
+          reduction.innerReductionSize > kMaxThreadGroupLoop ||
+          outputs / reduction.innerReductionSize < (int64_t(1) << 20))
+        continue;
+      SmallVector<int64_t> otherSizes(consumer.parallelSizes);
+      otherSizes.erase(otherSizes.begin() + *loop);
+      if (reduction.parallelSizes != otherSizes ||
+          !llvm::all_of(reductionOp->getUsers(),
+                        [&](Operation *user) { return user == op; }))
+        continue;
+      ThreadGroup group;
+      group.consumer = c;
+      group.reduction = *r;
+      group.loop = *loop;
+      // The fill the reduction starts from goes into the threads too, where
+      // nothing else reads it.
+      auto fill = reductionOp.getDpsInitOperand(0)
+                      ->get()
+                      .getDefiningOp<linalg::FillOp>();
+      std::optional<unsigned> f =
+          fill ? producerIndex(ops, fill.getResult(0)) : std::nullopt;
+      if (f && !taken[*f] && fill.getResult(0).hasOneUse())
+        group.fill = f;
+      taken[c] = taken[*r] = true;
+      if (group.fill)
+        taken[*group.fill] = true;
+      groups.push_back(group);
+      break;
+    }
+  }
+  return groups;
+}
+
+kf::OpSchedule threadGroupMapping(const ScheduledOp &consumer,
+                                  const kf::OpSchedule &schedule,
+                                  const ThreadGroup &group) {
+  kf::OpSchedule mapping = schedule;
+  mapping.vectorWidth = 1;
+  mapping.reductionStep = 0;
+  unsigned position = llvm::find(consumer.parallelLoops, group.loop) -
+                      consumer.parallelLoops.begin();
+  mapping.blockTile[position] = 0;
+  mapping.threads[position] = 0;
+  // The grid has three dimensions: outer loops left whole in each thread
+  // go onto the one the group's loop freed, one block row each.
+  unsigned gridLoops =
+      llvm::count_if(mapping.blockTile, [](int64_t tile) { return tile != 0; });
+  for (unsigned p = 0; p < mapping.blockTile.size() && gridLoops < 3; ++p)
+    if (p != position && mapping.blockTile[p] == 0) {
+      mapping.blockTile[p] = 1;
+      ++gridLoops;
+    }
+  return mapping;
+}
+
+void renderThreadGroup(llvm::raw_ostream &os, const ThreadGroup &group) {
+  // Into the block, then into the consumer's threads: each thread reduces
+  // the column its outputs read. The fill after the reduction, whose
+  // fused copy reads it.
+  auto fuse = [&](unsigned op) {
+    os << llvm::formatv(
+        "    %tgb{0}, %tgbforall{0} = "
+        "transform.structured.fuse_into_containing_op %op{0} into "
+        "%bforall{1} : (!transform.any_op, !transform.any_op) -> "
+        "(!transform.any_op, !transform.any_op)\n"
+        "    %tgt{0}, %tgtforall{0} = "
+        "transform.structured.fuse_into_containing_op %tgb{0} into "
+        "%tforall{1} : (!transform.any_op, !transform.any_op) -> "
+        "(!transform.any_op, !transform.any_op)\n",
+        op, group.consumer);
+  };
+  fuse(group.reduction);
+  if (group.fill)
+    fuse(*group.fill);
+  // The reduction's output tile is the thread's own (a register once
+  // bufferized to an alloca): marked for renderThreadGroupBuffers.
+  os << llvm::formatv("    transform.annotate %tgt{0} \"{1}\" : "
+                      "!transform.any_op\n",
+                      group.fill ? *group.fill : group.reduction,
+                      kThreadGroupInitMark);
+}
+
+void renderThreadGroupBuffers(llvm::raw_ostream &os, StringRef funcHandle) {
+  // Without it the tile of the reduction's output would be allocated per
+  // thread on the heap (a malloc in the kernel).
+  os << llvm::formatv(
+      "    %tginits = transform.structured.match attributes{{{0}} in {1} : "
+      "(!transform.any_op) -> !transform.any_op\n"
+      "    %tgbuffers, %tgallocs = "
+      "transform.structured.bufferize_to_allocation %tginits "
+      "{{alloc_op = \"memref.alloca\", bufferize_destination_only} : "
+      "!transform.any_op\n",
+      kThreadGroupInitMark, funcHandle);
 }
 
 void renderRowGroupBuffers(llvm::raw_ostream &os, ArrayRef<RowGroup> groups) {

@@ -584,14 +584,21 @@ FailureOr<SmallVector<kf::OpShape>> kf::describeOps(func::FuncOp reference) {
   return shapesOf(*ops);
 }
 
-/// The reductions that row groups (Schedule::fuseReductions) take into
-/// their consumers' kernels among `ops` mapped by `schedules`.
+/// The ops that row and thread groups (Schedule::fuseReductions) take into
+/// their consumers' kernels among `ops` mapped by `schedules`: reductions,
+/// and the fills thread groups take with them.
 static SmallVector<unsigned>
 groupedReductions(ArrayRef<ScheduledOp> ops,
                   ArrayRef<kf::OpSchedule> schedules) {
   SmallVector<unsigned> reductions;
-  for (const RowGroup &group : findRowGroups(ops, schedules))
+  SmallVector<RowGroup> rowGroups = findRowGroups(ops, schedules);
+  for (const RowGroup &group : rowGroups)
     llvm::append_range(reductions, group.reductions);
+  for (const ThreadGroup &group : findThreadGroups(ops, schedules, rowGroups)) {
+    reductions.push_back(group.reduction);
+    if (group.fill)
+      reductions.push_back(*group.fill);
+  }
   return reductions;
 }
 

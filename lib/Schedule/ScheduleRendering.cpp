@@ -488,6 +488,18 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
     for (unsigned r : group.reductions)
       fusedReductions[r] = true;
   }
+  // Thread groups: a reduction (and its fill) fused into the threads of
+  // the consumer that reads it.
+  SmallVector<ThreadGroup> threadGroups;
+  if (schedule.fuseReductions)
+    threadGroups = findThreadGroups(*ops, schedule.ops, rowGroups);
+  SmallVector<std::optional<unsigned>> threadGroupOf(numOps);
+  for (auto [g, group] : llvm::enumerate(threadGroups)) {
+    threadGroupOf[group.consumer] = g;
+    fusedReductions[group.reduction] = true;
+    if (group.fill)
+      fusedFills[*group.fill] = true;
+  }
 
   // Per op with a kernel: its block dims, and how many foralls it leaves
   // (thread foralls before the block forall, in match's post-order).
@@ -498,9 +510,15 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
   SmallVector<unsigned> vectorizedOps;
   // Whether a block forall tiles more loops than the grid has dimensions.
   bool linearBlocks = false;
-  for (auto [index, info, opSchedule] : llvm::enumerate(*ops, schedule.ops)) {
+  for (auto [index, info, givenSchedule] :
+       llvm::enumerate(*ops, schedule.ops)) {
     if (fusedFills[index] || fusedEpilogues[index] || fusedReductions[index])
       continue;
+    const kf::OpSchedule &opSchedule =
+        threadGroupOf[index]
+            ? threadGroupMapping(info, givenSchedule,
+                                 threadGroups[*threadGroupOf[index]])
+            : givenSchedule;
     if (groupOf[index]) {
       const RowGroup &group = rowGroups[*groupOf[index]];
       linearBlocks |=
@@ -606,6 +624,8 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
           "!transform.any_op)\n",
           index, llvm::interleaved(threadCounts),
           llvm::interleaved(threadMapping));
+      if (threadGroupOf[index])
+        renderThreadGroup(os, threadGroups[*threadGroupOf[index]]);
       if (ownFills[index])
         os << llvm::formatv(
             "    %pfill{0}, %pbforall{0} = "
@@ -745,12 +765,16 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
           "    transform.apply_dce to %efunc : !transform.any_op\n"
           "    transform.bufferization.eliminate_empty_tensors %efunc : "
           "!transform.any_op\n";
-  else if (llvm::any_of(ownFills, [](auto fill) { return fill.has_value(); }))
+  else if (llvm::any_of(ownFills, [](auto fill) { return fill.has_value(); }) ||
+           !threadGroups.empty())
     // A fill an op took into its blocks stays outside them as well (the
-    // block forall's shared output) until it is dead code.
+    // block forall's shared output) until it is dead code; so do a thread
+    // group's reduction and fill.
     os << "    %efunc = transform.structured.match ops{[\"func.func\"]} in "
           "%root : (!transform.any_op) -> !transform.any_op\n"
           "    transform.apply_dce to %efunc : !transform.any_op\n";
+  if (!threadGroups.empty())
+    renderThreadGroupBuffers(os, "%efunc");
   os << "    %bufferized = transform.bufferization.one_shot_bufferize %root "
         "{bufferize_function_boundaries = true, "
         "function_boundary_type_conversion = 1 : i32} : (!transform.any_op) "
@@ -816,8 +840,9 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
     // would otherwise store its output element on every step of the
     // reduction: nine stores per output of a 3x3 depthwise convolution).
     // Reductions that lanes share are written by kf-distribute-reductions.
-    bool reductionPerThread = (*ops)[i].innerReduction.has_value() &&
-                              schedule.ops[i].reductionLanes == 0;
+    bool reductionPerThread = ((*ops)[i].innerReduction.has_value() &&
+                               schedule.ops[i].reductionLanes == 0) ||
+                              threadGroupOf[i].has_value();
     if (gemms[i] || reductionPerThread ||
         llvm::any_of(stagedOps,
                      [&](const StagedOp &staged) { return staged.index == i; }))

@@ -108,6 +108,53 @@ struct RowGroup {
 llvm::SmallVector<RowGroup> findRowGroups(llvm::ArrayRef<ScheduledOp> ops,
                                           llvm::ArrayRef<OpSchedule> schedules);
 
+/// A thread group (Schedule::fuseReductions, RowGroups.cpp): an
+/// all-parallel consumer and a reduction that each thread runs alone (no
+/// lanes), whose result the consumer reads broadcast along its loop `loop`,
+/// the reduced loop's counterpart (RMS norm: x / rms over channels, the
+/// channels strided in memory). The consumer's threads each take that loop
+/// whole, and the reduction (with its fill) is fused into them: each thread
+/// reduces its column, then computes the column's outputs, reading it again
+/// from its recent loads.
+struct ThreadGroup {
+  unsigned consumer = 0;
+  unsigned reduction = 0;
+  /// The reduction's fill, fused into the threads with it.
+  std::optional<unsigned> fill;
+  unsigned loop = 0;
+};
+
+/// The longest loop a thread group gives each thread whole: the thread
+/// reads its column twice, and keeps that many outputs' work in one thread.
+constexpr int64_t kMaxThreadGroupLoop = 1024;
+
+/// The thread groups among `ops` under `schedules`, in consumer order,
+/// leaving out the ops of `rowGroups`. A reduction joins only where its
+/// schedule gives it no lanes, its result is read by the consumer alone, its
+/// reduced loop is at most kMaxThreadGroupLoop long and the consumer has at
+/// least 2^20 outputs per element of that loop (threads enough without it).
+llvm::SmallVector<ThreadGroup>
+findThreadGroups(llvm::ArrayRef<ScheduledOp> ops,
+                 llvm::ArrayRef<kf::OpSchedule> schedules,
+                 llvm::ArrayRef<RowGroup> rowGroups);
+
+/// The consumer's mapping in its thread group: its own, with the group's
+/// loop whole in every thread (no block tile, no threads, no vectors), and
+/// its outer loops given to the grid while it has dimensions free.
+kf::OpSchedule threadGroupMapping(const ScheduledOp &consumer,
+                                  const kf::OpSchedule &schedule,
+                                  const ThreadGroup &group);
+
+/// Renders the fusion of a thread group's reduction and fill into the
+/// consumer's threads, after the consumer's block forall %bforall<c> and
+/// thread forall %tforall<c> are rendered.
+void renderThreadGroup(llvm::raw_ostream &os, const ThreadGroup &group);
+
+/// Renders the thread groups' output tiles as allocas, after the dead code
+/// the fusions leave is gone from `funcHandle`, before bufferization.
+void renderThreadGroupBuffers(llvm::raw_ostream &os,
+                              llvm::StringRef funcHandle);
+
 /// Renders what follows the row groups' fusion, before bufferization: one
 /// copy of each reduction fused twice, and their results in shared memory.
 void renderRowGroupBuffers(llvm::raw_ostream &os,

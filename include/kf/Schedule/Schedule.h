@@ -141,7 +141,11 @@ struct Schedule {
   /// the same threads compute the consumer's row from it, reading the row
   /// again while it is still in cache. Applied last, on the ops after
   /// splitting; the reductions' lanes size the block, and the consumer's
-  /// own OpSchedule is then ignored.
+  /// own OpSchedule is then ignored. Thread groups, likewise: an
+  /// all-parallel op reading, broadcast along one loop, the result of a
+  /// reduction each thread runs alone over that loop (RMS norm over
+  /// strided channels) gives each thread that loop whole, and the
+  /// reduction and its fill run in those threads first.
   bool fuseReductions = false;
   /// Per linalg op after fusion, collapsing, decomposing and K-outer copies:
   /// split its single
@@ -254,9 +258,9 @@ struct Restructured {
   llvm::SmallVector<OpShape> shapes;
   /// The default OpSchedule of each of those ops.
   llvm::SmallVector<OpSchedule> defaults;
-  /// The ops (indices into shapes) that are reductions row groups
+  /// The ops (indices into shapes) that row and thread groups
   /// (Schedule::fuseReductions) would take into their consumers' kernels
-  /// under those defaults.
+  /// under those defaults: reductions, and fills thread groups take along.
   llvm::SmallVector<unsigned> groupedReductions;
 };
 
