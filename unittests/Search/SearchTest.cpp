@@ -610,7 +610,15 @@ TEST(Search, ExpertSeedsSkipUntiledOpsAndSplitOddReductions) {
   reduction.blockTile = {4, 4};
   reduction.threads = {4, 4};
   defaults.ops = {fourD, twoD, reduction};
+  defaults.fuseReductions = true;
   std::map<std::string, Schedule> seeds = seedsByName(defaults, ops);
+
+  // The seeds give the reductions kernels of their own, the other side of
+  // the default's row and thread groups.
+  ASSERT_TRUE(seeds.count("split-reductions"));
+  EXPECT_FALSE(seeds["split-reductions"].fuseReductions);
+  ASSERT_TRUE(seeds.count("vectorized"));
+  EXPECT_FALSE(seeds["vectorized"].fuseReductions);
 
   // Regression: vectorizing the untiled op made the whole seed fail to
   // render; now that op is left scalar and the others are vectorized.
