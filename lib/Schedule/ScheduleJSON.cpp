@@ -2,7 +2,8 @@
 //
 // The genome's wire format: what the experience library stores, what
 // `kf-evolve compile --emit genome` writes and `--schedule` reads back.
-// Kept apart from the default schedule and its structure (Schedule.cpp).
+// Kept apart from the default schedule (DefaultSchedule.cpp) and the
+// structure genes (Schedule.cpp).
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,9 +1,10 @@
 //===- ScheduleStructure.h - What schedules know of a reference -*- C++ -*-===//
 //
-// Private to lib/Transforms: the reference's linalg ops as a schedule sees
-// them, and the reference after a genome's structure genes, shared by the
-// default schedule and restructuring (Schedule.cpp) and the rendering of a
-// genome as a script (ScheduleRendering.cpp).
+// Private to lib/Schedule: the reference's linalg ops as a schedule sees
+// them, and the reference after a genome's structure genes, shared by
+// restructuring (Schedule.cpp), the default schedule (DefaultSchedule.cpp),
+// row and thread groups (RowGroups.cpp) and the rendering of a genome as a
+// script (ScheduleRendering.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,6 +65,24 @@ struct AppliedStructure {
   mlir::OwningOpRef<mlir::ModuleOp> payload;
   llvm::SmallVector<ScheduledOp> splittable, ops;
 };
+
+/// The reference's linalg ops as schedules see them, in order; fails with
+/// an error at an op a schedule cannot describe.
+mlir::FailureOr<llvm::SmallVector<ScheduledOp>>
+collectOps(mlir::func::FuncOp reference);
+
+/// The shape the search sees of an op (kf::OpShape).
+kf::OpShape shapeOf(const ScheduledOp &info);
+llvm::SmallVector<kf::OpShape> shapesOf(llvm::ArrayRef<ScheduledOp> ops);
+
+/// The default mapping of one op (see buildDefaultSchedule).
+mlir::FailureOr<kf::OpSchedule>
+defaultOpSchedule(const ScheduledOp &info,
+                  kf::DefaultSchedule kind = kf::DefaultSchedule::Tuned);
+
+/// Whether `info` is a pooling window reading an elementwise op (a padded
+/// copy of its input) that kf-fuse-elementwise can read through.
+bool isPoolingOfElementwise(const ScheduledOp &info);
 
 /// The gpu mapping attribute for the `position`-th mapped loop counted from
 /// the innermost (0 = x).
@@ -149,6 +168,13 @@ kf::OpSchedule threadGroupMapping(const ScheduledOp &consumer,
 /// consumer's threads, after the consumer's block forall %bforall<c> and
 /// thread forall %tforall<c> are rendered.
 void renderThreadGroup(llvm::raw_ostream &os, const ThreadGroup &group);
+
+/// The ops that row and thread groups (Schedule::fuseReductions) take into
+/// their consumers' kernels among `ops` mapped by `schedules`: reductions,
+/// and the fills thread groups take with them.
+llvm::SmallVector<unsigned>
+groupedReductions(llvm::ArrayRef<ScheduledOp> ops,
+                  llvm::ArrayRef<kf::OpSchedule> schedules);
 
 /// Renders the thread groups' output tiles as allocas, after the dead code
 /// the fusions leave is gone from `funcHandle`, before bufferization.

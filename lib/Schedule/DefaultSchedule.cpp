@@ -1,0 +1,271 @@
+//===- DefaultSchedule.cpp - The default schedule of a reference ----------===//
+//
+// What kf compiles a problem with before any search: the structure genes
+// decided from the reference's ops (fusion, scans, poolings, convolutions
+// as GEMMs, collapsed and decomposed reductions, epilogues, K-outer
+// copies, splits, row and thread groups), each chosen by comparing the
+// restructured references, and every op's default mapping.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kf/Schedule/ContractionSchedule.h"
+#include "kf/Schedule/Schedule.h"
+#include "kf/Transforms/Passes.h"
+
+#include "ScheduleStructure.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace kf::schedule_detail;
+
+/// Turns row groups on where they form with `schedule`'s ops: reductions
+/// whose rows one all-parallel op consumes run in its kernel, one block per
+/// row, the row read again from cache and the reductions' kernels gone.
+/// Their block-wide lanes become 1024: fewer rows in flight keep the rows
+/// in L2 for the second read. Measured on the H200 (docs/perf-notes.md,
+/// 2026-12-04): L1-38 L1Norm 9.88 ms in four kernels, 11.51 ms as a group
+/// of 256 lanes, 6.79 ms with 1024; L1-23 Softmax 6.67 ms with 256, 6.33
+/// with 1024.
+static LogicalResult setRowGroups(func::FuncOp reference,
+                                  kf::Schedule &schedule) {
+  FailureOr<AppliedStructure> applied = applyStructure(reference, schedule);
+  if (failed(applied))
+    return failure();
+  SmallVector<unsigned> grouped = groupedReductions(applied->ops, schedule.ops);
+  if (grouped.empty())
+    return success();
+  schedule.fuseReductions = true;
+  for (unsigned index : grouped) {
+    kf::OpSchedule &op = schedule.ops[index];
+    if (op.reductionLanes == 256)
+      kf::setReductionLanes(op, shapeOf(applied->ops[index]), 1024);
+  }
+  return success();
+}
+
+namespace kf {
+/// buildDefaultSchedule, with the fuse gene turned on where that lets
+/// reductions join groups when `fuseForGroups`; `fusedForGroups` tells
+/// whether it was.
+static FailureOr<kf::Schedule> buildDefault(func::FuncOp reference,
+                                            kf::DefaultSchedule kind,
+                                            bool fuseForGroups,
+                                            bool &fusedForGroups) {
+  fusedForGroups = false;
+  FailureOr<SmallVector<ScheduledOp>> ops = collectOps(reference);
+  if (failed(ops))
+    return failure();
+  if (ops->empty())
+    return reference.emitError()
+           << "the reference has no linalg operation to schedule";
+  Schedule schedule;
+  SmallVector<OpShape> shapes;
+  if (kind == DefaultSchedule::Tuned) {
+    // A scan written in blocks becomes one scan over the whole dimension,
+    // which reduction lanes run in one pass; an elementwise op feeding it (a
+    // masked cumsum's x * mask) is then fused into its single read.
+    schedule.foldScans = true;
+    FailureOr<Restructured> folded = restructure(reference, schedule);
+    if (failed(folded))
+      return failure();
+    if (folded->shapes.size() < ops->size()) {
+      schedule.fuseElementwise = true;
+      FailureOr<Restructured> fused = restructure(reference, schedule);
+      if (failed(fused))
+        return failure();
+      if (fused->shapes.size() >= folded->shapes.size())
+        schedule.fuseElementwise = false;
+    } else {
+      schedule.foldScans = false;
+    }
+    // A pooling window reading its input's padded copy reads the input
+    // through the padding's bounds checks instead (kf-fuse-elementwise,
+    // which generalizes a named pooling op for it): the padded copy is
+    // never written. Only where nothing else would fuse with it: no
+    // contraction or convolution in the reference.
+    if (!schedule.fuseElementwise &&
+        llvm::any_of(*ops, isPoolingOfElementwise) &&
+        llvm::none_of(*ops, [](const ScheduledOp &info) {
+          return info.contraction ||
+                 succeeded(analyzeConvolutionGemm(info.op)) ||
+                 (linalg::isaConvolutionOpInterface(info.op) &&
+                  !isPoolingOfElementwise(info));
+        })) {
+      schedule.fuseElementwise = true;
+      FailureOr<Restructured> fused = restructure(reference, schedule);
+      if (failed(fused))
+        return failure();
+      if (fused->shapes.size() >= ops->size())
+        schedule.fuseElementwise = false;
+    }
+    // An elementwise op between a row's reductions and their consumer (a
+    // norm's mean, the sum divided by the row's length; a softmax's exp) is
+    // fused into its neighbours where that lets the reductions join the
+    // consumer's kernel (row groups, below) and leaves fewer kernels.
+    if (!schedule.fuseElementwise && fuseForGroups) {
+      Schedule probe = schedule;
+      probe.collapseReductions = llvm::any_of(*ops, [](const ScheduledOp &op) {
+        return op.numLoops - op.parallelLoops.size() > 1;
+      });
+      FailureOr<Restructured> apart = restructure(reference, probe);
+      probe.fuseElementwise = true;
+      FailureOr<Restructured> fused = restructure(reference, probe);
+      if (failed(apart) || failed(fused))
+        return failure();
+      // Kernels left: the ops, less the reductions groups take in.
+      auto kernels = [](const Restructured &structure) {
+        return structure.shapes.size() - structure.groupedReductions.size();
+      };
+      schedule.fuseElementwise = !fused->groupedReductions.empty() &&
+                                 kernels(*fused) < kernels(*apart);
+      fusedForGroups = schedule.fuseElementwise;
+    }
+    // Convolutions run on the GEMM kernel, through an im2col matrix in
+    // global memory, where it fits.
+    schedule.convolutionsAsGemm =
+        llvm::any_of(*ops, [](const ScheduledOp &info) {
+          return succeeded(analyzeConvolutionGemm(info.op));
+        });
+    // An op whose loops do not follow its output's memory order (a
+    // depthwise convolution's channel loop after its pixels) gets them in
+    // that order, so that the threads' x runs along contiguous memory.
+    schedule.interchangeLoops = llvm::any_of(*ops, [](const ScheduledOp &info) {
+      return outputOrderInterchange(info.op).has_value();
+    });
+    // Contractions the GEMM kernel refuses that have several M (or N)
+    // loops in a row become GEMMs. Where the kernel already takes the op
+    // (one batch loop over the grid's z: L1-10), the measured kernel stays.
+    schedule.collapseContractionLoops =
+        llvm::any_of(*ops, [](const ScheduledOp &info) {
+          return !info.contraction &&
+                 !collapsibleContractionLoops(info.op).empty();
+        });
+    // A reduction over several adjacent loops (a norm's H and W) becomes a
+    // reduction over one, which reduction lanes can share.
+    schedule.collapseReductions =
+        llvm::any_of(*ops, [](const ScheduledOp &info) {
+          return info.numLoops - info.parallelLoops.size() > 1;
+        });
+    // The elementwise ops after a GEMM kernel's contraction run in that
+    // kernel, on its accumulators.
+    schedule.fuseEpilogues = true;
+    FailureOr<Restructured> structure = restructure(reference, schedule);
+    if (failed(structure))
+      return failure();
+    if (llvm::none_of(structure->shapes, [](const OpShape &shape) {
+          return shape.contraction && shape.epilogue &&
+                 defaultContractionTile(*shape.contraction);
+        })) {
+      schedule.fuseEpilogues = false;
+      structure = restructure(reference, schedule);
+      if (failed(structure))
+        return failure();
+    }
+    // A row sum of a GEMM's output becomes two matrix-vector products
+    // where the rewrite applies (fewer contractions remain).
+    auto contractions = [](const Restructured &shapes) {
+      return llvm::count_if(shapes.shapes, [](const OpShape &shape) {
+        return shape.contraction.has_value();
+      });
+    };
+    schedule.commuteSums = true;
+    FailureOr<Restructured> commuted = restructure(reference, schedule);
+    if (failed(commuted))
+      return failure();
+    if (contractions(*commuted) < contractions(*structure))
+      structure = std::move(commuted);
+    else
+      schedule.commuteSums = false;
+    // A reduction left over several loops that no reshape joins (batch
+    // norm's n and d*h*w, with c between them in memory) would run in one
+    // thread per output over 10^5-10^7 terms: slowly, and past fp32's
+    // tolerance (L2-72's BatchNorm over 16M terms per channel was off by
+    // 1.6e-2). Decomposed (kf-decompose-reductions), its partial reduction
+    // over the inner loop gets reduction lanes. The pass would split a
+    // contraction's K loops the same way, into partial products the size
+    // of its output times the outer K: a reference with such a contraction
+    // keeps its reductions whole.
+    auto decomposable = [](const OpShape &shape) {
+      return shape.reductionLoops > 1 &&
+             shape.innerReductionSize >=
+                 kf::KFDecomposeReductionsOptions().minInnerRange;
+    };
+    if (llvm::any_of(structure->shapes, decomposable) &&
+        llvm::none_of(structure->shapes, [&](const OpShape &shape) {
+          return shape.contraction && decomposable(shape);
+        })) {
+      schedule.decomposeReductions = true;
+      FailureOr<Restructured> decomposed = restructure(reference, schedule);
+      if (failed(decomposed))
+        return failure();
+      if (decomposed->shapes.size() > structure->shapes.size())
+        structure = std::move(decomposed);
+      else
+        schedule.decomposeReductions = false;
+    }
+    // A GEMM kernel reading an operand down the columns of its tile (rows
+    // along K) reads a K-outer copy instead.
+    if (llvm::any_of(structure->shapes, [](const OpShape &shape) {
+          return shape.contraction &&
+                 defaultContractionTile(*shape.contraction) &&
+                 shape.contraction->bRowsAlongK;
+        })) {
+      schedule.kOuterCopies = KOuterCopies::B;
+      structure = restructure(reference, schedule);
+      if (failed(structure))
+        return failure();
+    }
+    schedule.ops = structure->defaults;
+    shapes = structure->shapes;
+  } else {
+    for (ScheduledOp &info : *ops) {
+      FailureOr<OpSchedule> op = defaultOpSchedule(info, kind);
+      if (failed(op))
+        return failure();
+      schedule.ops.push_back(std::move(*op));
+    }
+    shapes = shapesOf(*ops);
+  }
+  bool anySplit = false;
+  for (auto [op, shape] : llvm::zip_equal(schedule.ops, shapes)) {
+    // A GEMM kernel whose blocks leave SMs idle splits its K loop.
+    int64_t split = 0;
+    if (op.contraction.isSet() && shape.contraction)
+      split = kf::splitKFactor(*shape.contraction, op.contraction);
+    // A column sum over few columns splits its rows among parallel parts.
+    else if (!op.contraction.isSet() && op.reductionLanes == 0)
+      split = kf::stridedSplitFactor(shape);
+    schedule.splitFactors.push_back(split);
+    anySplit |= split > 0;
+  }
+  if (!anySplit) {
+    schedule.splitFactors.clear();
+  } else {
+    FailureOr<Restructured> split = restructure(reference, schedule);
+    if (failed(split))
+      return failure();
+    schedule.ops = split->defaults;
+  }
+  if (kind == DefaultSchedule::Tuned)
+    if (failed(setRowGroups(reference, schedule)))
+      return failure();
+  return schedule;
+}
+} // namespace kf
+
+FailureOr<kf::Schedule> kf::buildDefaultSchedule(func::FuncOp reference,
+                                                 DefaultSchedule kind) {
+  bool fusedForGroups;
+  FailureOr<Schedule> schedule =
+      buildDefault(reference, kind, /*fuseForGroups=*/true, fusedForGroups);
+  // The groups the fusion was for may not form with the final ops (a
+  // reduction split for parallelism is no row's reduction): then the
+  // schedule is made without that fusion (L2-34's default ran 27.0 ms with
+  // it, 15.95 without, H200).
+  if (succeeded(schedule) && fusedForGroups && !schedule->fuseReductions)
+    return buildDefault(reference, kind, /*fuseForGroups=*/false,
+                        fusedForGroups);
+  return schedule;
+}
