@@ -20,29 +20,26 @@
 using namespace mlir;
 using namespace kf::schedule_detail;
 
-/// Turns row groups on where they form with `schedule`'s ops: reductions
-/// whose rows one all-parallel op consumes run in its kernel, one block per
-/// row, the row read again from cache and the reductions' kernels gone.
-/// Their block-wide lanes become 1024: fewer rows in flight keep the rows
+/// Turns row and thread groups on where they form with `schedule`'s ops:
+/// reductions whose rows one all-parallel op consumes run in its kernel,
+/// the row read again from cache and the reductions' kernels gone. A row
+/// group's block-wide lanes become 1024: fewer rows in flight keep the rows
 /// in L2 for the second read. Measured on the H200 (docs/perf-notes.md,
 /// 2026-12-04): L1-38 L1Norm 9.88 ms in four kernels, 11.51 ms as a group
 /// of 256 lanes, 6.79 ms with 1024; L1-23 Softmax 6.67 ms with 256, 6.33
-/// with 1024.
-static LogicalResult setRowGroups(func::FuncOp reference,
-                                  kf::Schedule &schedule) {
-  FailureOr<AppliedStructure> applied = applyStructure(reference, schedule);
-  if (failed(applied))
-    return failure();
-  SmallVector<unsigned> grouped = groupedReductions(applied->ops, schedule.ops);
-  if (grouped.empty())
-    return success();
+/// with 1024. `structure` is the restructured reference whose defaults
+/// `schedule`'s ops are: its groupedReductions are the groups that form with
+/// them.
+static void setRowGroups(kf::Schedule &schedule,
+                         const kf::Restructured &structure) {
+  if (structure.groupedReductions.empty())
+    return;
   schedule.fuseReductions = true;
-  for (unsigned index : grouped) {
+  for (unsigned index : structure.groupedReductions) {
     kf::OpSchedule &op = schedule.ops[index];
     if (op.reductionLanes == 256)
-      kf::setReductionLanes(op, shapeOf(applied->ops[index]), 1024);
+      kf::setReductionLanes(op, structure.shapes[index], 1024);
   }
-  return success();
 }
 
 namespace kf {
@@ -62,6 +59,8 @@ static FailureOr<kf::Schedule> buildDefault(func::FuncOp reference,
            << "the reference has no linalg operation to schedule";
   Schedule schedule;
   SmallVector<OpShape> shapes;
+  // The Tuned default's last restructured reference.
+  std::optional<Restructured> tuned;
   if (kind == DefaultSchedule::Tuned) {
     // A scan written in blocks becomes one scan over the whole dimension,
     // which reduction lanes run in one pass; an elementwise op feeding it (a
@@ -219,6 +218,7 @@ static FailureOr<kf::Schedule> buildDefault(func::FuncOp reference,
     }
     schedule.ops = structure->defaults;
     shapes = structure->shapes;
+    tuned = std::move(*structure);
   } else {
     for (ScheduledOp &info : *ops) {
       FailureOr<OpSchedule> op = defaultOpSchedule(info, kind);
@@ -247,10 +247,12 @@ static FailureOr<kf::Schedule> buildDefault(func::FuncOp reference,
     if (failed(split))
       return failure();
     schedule.ops = split->defaults;
+    tuned = std::move(*split);
   }
+  // The groups that form with the final ops, which are the last
+  // restructured reference's defaults.
   if (kind == DefaultSchedule::Tuned)
-    if (failed(setRowGroups(reference, schedule)))
-      return failure();
+    setRowGroups(schedule, *tuned);
   return schedule;
 }
 } // namespace kf
