@@ -35,11 +35,14 @@ static void setRowGroups(kf::Schedule &schedule,
   if (structure.groupedReductions.empty())
     return;
   schedule.fuseReductions = true;
-  for (unsigned index : structure.groupedReductions) {
-    kf::OpSchedule &op = schedule.ops[index];
-    if (op.reductionLanes == 256)
-      kf::setReductionLanes(op, structure.shapes[index], 1024);
-  }
+  for (ArrayRef<unsigned> indices :
+       {ArrayRef<unsigned>(structure.groupedReductions),
+        ArrayRef<unsigned>(structure.reducingGroupConsumers)})
+    for (unsigned index : indices) {
+      kf::OpSchedule &op = schedule.ops[index];
+      if (op.reductionLanes == 256)
+        kf::setReductionLanes(op, structure.shapes[index], 1024);
+    }
 }
 
 namespace kf {
@@ -120,6 +123,27 @@ static FailureOr<kf::Schedule> buildDefault(func::FuncOp reference,
       schedule.fuseElementwise = !fused->groupedReductions.empty() &&
                                  kernels(*fused) < kernels(*apart);
       fusedForGroups = schedule.fuseElementwise;
+    }
+    // A softmax's statistics over rows too long for a row group to read
+    // twice from cache are computed per chunk (a group each) and combined.
+    if (schedule.fuseElementwise) {
+      kf::KFSplitSoftmaxStatisticsOptions options;
+      int64_t minRow = options.minChunks * options.chunk / 2;
+      if (llvm::any_of(*ops, [&](const ScheduledOp &info) {
+            return info.innerReductionSize >= minRow;
+          })) {
+        schedule.splitSoftmaxStatistics = true;
+        FailureOr<Restructured> unsplit = restructure(reference, [&] {
+          Schedule copy = schedule;
+          copy.splitSoftmaxStatistics = false;
+          return copy;
+        }());
+        FailureOr<Restructured> split = restructure(reference, schedule);
+        if (failed(unsplit) || failed(split))
+          return failure();
+        schedule.splitSoftmaxStatistics =
+            split->shapes.size() > unsplit->shapes.size();
+      }
     }
     // Convolutions run on the GEMM kernel, through an im2col matrix in
     // global memory, where it fits.

@@ -34,6 +34,11 @@ constexpr llvm::StringLiteral kRowReductionMark = "kf.row_reduction";
 /// Marks the op whose output tile a thread group's thread owns.
 constexpr llvm::StringLiteral kThreadGroupInitMark = "kf.thread_group_init";
 
+/// The longest row a group with a reducing consumer takes: 64 KB of f32,
+/// two blocks of which per SM stay in its L1 and L2 share while the block
+/// reads the row again (kf-split-softmax-statistics' chunks).
+constexpr int64_t kMaxReducingGroupRow = 16384;
+
 /// The index of `value`'s defining op among `ops`, if it is one of them.
 std::optional<unsigned> producerIndex(ArrayRef<ScheduledOp> ops, Value value) {
   Operation *producer = value.getDefiningOp();
@@ -99,19 +104,33 @@ SmallVector<RowGroup> findRowGroups(ArrayRef<ScheduledOp> ops,
     const ScheduledOp &consumer = ops[c];
     linalg::LinalgOp op = consumer.op;
     if (!isa<linalg::GenericOp>(op.getOperation()) || grouped[c] ||
-        consumer.numLoops < 2 ||
-        consumer.parallelLoops.size() != consumer.numLoops ||
-        op.getNumDpsInits() != 1 || schedules[c].contraction.isSet())
+        consumer.numLoops < 2 || op.getNumDpsInits() != 1 ||
+        schedules[c].contraction.isSet())
       continue;
-    int64_t rowSize = consumer.parallelSizes.back();
+    // A reducing consumer: a row reduction itself, over its own rows, short
+    // enough that the second read hits the cache: without a consumer to
+    // save, a group over rows that miss it only trades two kernels for
+    // one.
+    bool reducing = consumer.parallelLoops.size() != consumer.numLoops;
+    if (reducing &&
+        (consumer.innerReductionSize > kMaxReducingGroupRow ||
+         !isRowReduction(consumer, schedules[c], consumer.parallelSizes,
+                         consumer.innerReductionSize)))
+      continue;
+    int64_t rowSize =
+        reducing ? consumer.innerReductionSize : consumer.parallelSizes.back();
     ArrayRef<int64_t> outerSizes =
-        ArrayRef<int64_t>(consumer.parallelSizes).drop_back();
+        reducing ? ArrayRef<int64_t>(consumer.parallelSizes)
+                 : ArrayRef<int64_t>(consumer.parallelSizes).drop_back();
     unsigned rowLoop = consumer.numLoops - 1;
     // The reductions the consumer reads per row, then those they read per
     // output (a softmax's sum reads its max), while every one has the
     // group's lanes.
     RowGroup group;
     group.consumer = c;
+    group.reducingConsumer = reducing;
+    if (reducing)
+      group.lanes = schedules[c].reductionLanes;
     SmallVector<std::pair<linalg::LinalgOp, unsigned>> readers = {
         {op, rowLoop}};
     bool valid = true;
@@ -138,12 +157,17 @@ SmallVector<RowGroup> findRowGroups(ArrayRef<ScheduledOp> ops,
     if (!valid || group.reductions.empty())
       continue;
     // Every reduction's result must stay inside the group: it never reaches
-    // a kernel of its own.
+    // a kernel of its own. A reducing consumer's block forall gives it to
+    // readers after the consumer (the new result fuse_into_containing_op
+    // adds for them).
     auto inGroup = [&](Operation *user) {
       std::optional<unsigned> index = std::nullopt;
       for (auto [i, info] : llvm::enumerate(ops))
         if (info.op == user)
           index = i;
+      if (reducing && user->getBlock() == op->getBlock() &&
+          op->isBeforeInBlock(user))
+        return true;
       return index && (*index == unsigned(c) ||
                        llvm::is_contained(group.reductions, *index));
     };
@@ -350,26 +374,48 @@ LogicalResult renderRowGroup(llvm::raw_ostream &os, const RowGroup &group,
   unsigned c = group.consumer;
   if (failed(renderBlockTiling(os, c, ops[c], rowGroupBlocks(ops[c]))))
     return failure();
-  os << llvm::formatv("    %rlanes{0} = transform.param.constant {1} : i64 -> "
-                      "!transform.param<i64>\n"
-                      "    transform.annotate %block{0} \"{2}\" = %rlanes{0} : "
+  renderRowGroupReductions(os, group, ops);
+  os << llvm::formatv("    transform.annotate %block{0} \"{1}\" = %rlanes{0} : "
                       "!transform.any_op, !transform.param<i64>\n",
-                      c, group.lanes, kf::kRowLanesAttrName);
+                      c, kf::kRowLanesAttrName);
+  return success();
+}
+
+void renderRowGroupReductions(llvm::raw_ostream &os, const RowGroup &group,
+                              ArrayRef<ScheduledOp> ops) {
+  unsigned c = group.consumer;
+  os << llvm::formatv("    %rlanes{0} = transform.param.constant {1} : i64 -> "
+                      "!transform.param<i64>\n",
+                      c, group.lanes);
   // Later reductions first: fusing one that reads an earlier one gives the
   // earlier one its uses inside the block. A reduction read twice there (a
   // softmax's max, by the sum and the division) is fused once per use; the
   // CSE after the groups leaves one.
-  for (unsigned r : llvm::reverse(group.reductions))
+  for (unsigned r : llvm::reverse(group.reductions)) {
     os << llvm::formatv(
         "    %rfused{0}, %rforall{1}_{0} = "
         "transform.structured.fuse_into_containing_op %op{0} into "
         "%bforall{1} : (!transform.any_op, !transform.any_op) -> "
         "(!transform.any_op, !transform.any_op)\n"
         "    transform.annotate %rfused{0} \"{2}\" = %rlanes{1} : "
-        "!transform.any_op, !transform.param<i64>\n"
-        "    transform.annotate %rfused{0} \"{3}\" : !transform.any_op\n",
-        r, c, kf::kReductionLanesAttrName, kRowReductionMark);
-  return success();
+        "!transform.any_op, !transform.param<i64>\n",
+        r, c, kf::kReductionLanesAttrName);
+    // A result read after the group reaches global memory through the
+    // block forall's new result; one read only inside stays in the
+    // block's shared memory.
+    linalg::LinalgOp reduction = ops[r].op, consumer = ops[c].op;
+    bool readAfter = llvm::any_of(reduction->getUsers(), [&](Operation *user) {
+      return user != consumer.getOperation() &&
+             llvm::none_of(group.reductions, [&](unsigned other) {
+               linalg::LinalgOp otherOp = ops[other].op;
+               return otherOp.getOperation() == user;
+             });
+    });
+    if (!readAfter)
+      os << llvm::formatv("    transform.annotate %rfused{0} \"{1}\" : "
+                          "!transform.any_op\n",
+                          r, kRowReductionMark);
+  }
 }
 
 } // namespace kf::schedule_detail

@@ -401,7 +401,7 @@ bool rewritesOps(const kf::Schedule &schedule) {
          schedule.convolutionsAsGemm || schedule.interchangeLoops ||
          schedule.collapseReductions || schedule.decomposeReductions ||
          schedule.collapseContractionLoops || schedule.fuseEpilogues ||
-         schedule.commuteSums ||
+         schedule.commuteSums || schedule.splitSoftmaxStatistics ||
          schedule.kOuterCopies != kf::KOuterCopies::None;
 }
 
@@ -428,6 +428,7 @@ void renderStructure(llvm::raw_ostream &os, const kf::Schedule &schedule,
           {schedule.convolutionsAsGemm, "kf-convolution-to-gemm"},
           {schedule.interchangeLoops, "kf-interchange-to-output-order"},
           {schedule.fuseElementwise, "kf-fuse-elementwise"},
+          {schedule.splitSoftmaxStatistics, "kf-split-softmax-statistics"},
           {schedule.collapseReductions, "kf-collapse-reduction-dims"},
           {schedule.decomposeReductions, "kf-decompose-reductions"},
           {schedule.collapseContractionLoops, "kf-collapse-contraction-dims"},
@@ -612,6 +613,9 @@ FailureOr<kf::Restructured> kf::restructure(func::FuncOp reference,
     result.defaults.push_back(std::move(*op));
   }
   result.groupedReductions = groupedReductions(applied->ops, result.defaults);
+  for (const RowGroup &group : findRowGroups(applied->ops, result.defaults))
+    if (group.reducingConsumer)
+      result.reducingGroupConsumers.push_back(group.consumer);
   return result;
 }
 

@@ -67,6 +67,8 @@ llvm::json::Value kf::toJSON(const Schedule &schedule) {
     object["fold_scans"] = true;
   if (schedule.fuseReductions)
     object["fuse_reductions"] = true;
+  if (schedule.splitSoftmaxStatistics)
+    object["split_softmax"] = true;
   if (schedule.kOuterCopies != KOuterCopies::None)
     object["transpose"] = kOuterCopiesName(schedule.kOuterCopies);
   return object;
@@ -116,6 +118,7 @@ bool kf::fromJSON(const llvm::json::Value &value, Schedule &schedule,
       !mapper.mapOptional("commute_sums", schedule.commuteSums) ||
       !mapper.mapOptional("fold_scans", schedule.foldScans) ||
       !mapper.mapOptional("fuse_reductions", schedule.fuseReductions) ||
+      !mapper.mapOptional("split_softmax", schedule.splitSoftmaxStatistics) ||
       !mapKOuterCopies(value, schedule.kOuterCopies, path) ||
       !mapSizes(value, "splits", schedule.splitFactors, path))
     return false;

@@ -519,6 +519,19 @@ FailureOr<std::string> kf::renderSchedule(func::FuncOp reference,
             ? threadGroupMapping(info, givenSchedule,
                                  threadGroups[*threadGroupOf[index]])
             : givenSchedule;
+    if (groupOf[index] && rowGroups[*groupOf[index]].reducingConsumer) {
+      // The consumer's own lane reduction makes the block; the group's
+      // reductions join it.
+      linearBlocks |= tilesOverLinearBlocks(opSchedule, info.parallelSizes);
+      FailureOr<SmallVector<int64_t, 3>> dims =
+          renderLaneTiling(os, index, info, opSchedule);
+      if (failed(dims))
+        return failure();
+      renderRowGroupReductions(os, rowGroups[*groupOf[index]], *ops);
+      blockDims[index] = *dims;
+      foralls[index] = 1;
+      continue;
+    }
     if (groupOf[index]) {
       const RowGroup &group = rowGroups[*groupOf[index]];
       linearBlocks |=

@@ -112,9 +112,15 @@ mlir::LogicalResult renderBlockTiling(llvm::raw_ostream &os, unsigned index,
 /// consumer and the reductions whose results it reads broadcast along its
 /// innermost loop (and those these read per output), each reducing a row of
 /// that loop's length, all with the same reduction lanes. One kernel, one
-/// block of `lanes` threads per row.
+/// block of `lanes` threads per row. The consumer may be a reduction too,
+/// over the same rows with the same lanes (the last of a chain: a chunk's
+/// sum of exp(x - max) reading the chunk's max, kf-split-softmax-statistics):
+/// then the block is its lane reduction's, and the group's reductions may
+/// have readers after it, which the block forall gives their results to.
 struct RowGroup {
   unsigned consumer = 0;
+  /// Whether the consumer is a lane reduction rather than all-parallel.
+  bool reducingConsumer = false;
   /// The reductions, in op order.
   llvm::SmallVector<unsigned> reductions;
   int64_t lanes = 0;
@@ -192,8 +198,12 @@ kf::OpSchedule rowGroupBlocks(const ScheduledOp &consumer);
 
 /// Renders a row group's block forall (the consumer's, one block per row)
 /// with the reductions fused into it, marked for kf-distribute-reductions.
+/// For a reducing consumer, whose block forall its lane tiling rendered,
+/// only the reductions are fused.
 mlir::LogicalResult renderRowGroup(llvm::raw_ostream &os, const RowGroup &group,
                                    llvm::ArrayRef<ScheduledOp> ops);
+void renderRowGroupReductions(llvm::raw_ostream &os, const RowGroup &group,
+                              llvm::ArrayRef<ScheduledOp> ops);
 
 } // namespace kf::schedule_detail
 

@@ -43,6 +43,8 @@ std::string kf::describeGenome(const Schedule &genome) {
     append("fused epilogues");
   if (genome.commuteSums)
     append("row sums through contractions");
+  if (genome.splitSoftmaxStatistics)
+    append("softmax statistics per chunk");
   if (genome.kOuterCopies != KOuterCopies::None)
     append(("K-outer copies of " +
             llvm::StringRef(genome.kOuterCopies == KOuterCopies::AB ? "A and B"

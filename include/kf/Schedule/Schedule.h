@@ -128,6 +128,13 @@ struct Schedule {
   /// (kf-commute-sum-contraction): an algebraic rewrite, whose rounding
   /// the correctness trials judge.
   bool commuteSums = false;
+  /// A row's max and its sum of exp(x - max) (a softmax's statistics) are
+  /// computed per chunk of the row and combined, each chunk's sum rescaled
+  /// by exp(chunk max - max) (kf-split-softmax-statistics): a row group of
+  /// the two chunk reductions reads each chunk twice while it is in cache,
+  /// where the whole row's second read came from DRAM. An algebraic
+  /// rewrite, whose rounding the correctness trials judge.
+  bool splitSoftmaxStatistics = false;
   /// Inputs of the GEMM kernel's contractions whose rows run along K get a
   /// K-outer copy, transposed once by a kernel of its own
   /// (kf-transpose-contraction-operands): B alone ([N, K], as nn.Linear's
@@ -262,6 +269,10 @@ struct Restructured {
   /// (Schedule::fuseReductions) would take into their consumers' kernels
   /// under those defaults: reductions, and fills thread groups take along.
   llvm::SmallVector<unsigned> groupedReductions;
+  /// The row groups' consumers that are reductions themselves (a chunk's
+  /// sum of exp(x - max) with its max): they keep their kernels, and
+  /// their lanes are the group's.
+  llvm::SmallVector<unsigned> reducingGroupConsumers;
 };
 
 /// Applies the structure genes of `schedule` (its ops are ignored) to a
@@ -310,7 +321,7 @@ mlir::FailureOr<std::string> renderSchedule(mlir::func::FuncOp reference,
 /// "collapse_mn": bool (optional, false), "epilogue": bool (optional,
 /// false), "commute_sums": bool (optional, false), "fold_scans": bool
 /// (optional, false), "fuse_reductions": bool (optional, false),
-/// "transpose": "none" | "b" |
+/// "split_softmax": bool (optional, false), "transpose": "none" | "b" |
 /// "ab" (optional, "none"), "splits": [int], "ops": [{"block": [int],
 /// "threads": [int], "vector": int, "step": int, "stage": int (optional, 0),
 /// "lanes": int (optional, 0), "gemm": ContractionTile (optional,

@@ -533,6 +533,48 @@ def KFDecomposeReductions
                            "::mlir::tensor::TensorDialect"];
 }
 
+def KFSplitSoftmaxStatistics
+    : Pass<"kf-split-softmax-statistics", "mlir::func::FuncOp"> {
+  let summary = "Compute a row's max and its sum of exponentials shifted by it per chunk, rescaling the chunks' sums";
+  let description = [{
+    A softmax (or log-softmax, or log-sum-exp) over a long row reads the
+    row twice for its statistics: once for the max M, then once for
+    sum(exp(x - M)), which needs M first. With rows of 1.5 MB (Level 1's
+    4096 x 393216 softmax) the second read comes from DRAM again. Since
+    exp(x - M) = exp(x - m_c) * exp(m_c - M) for any chunk maximum m_c,
+    the statistics split into chunks that a block reads twice while they
+    are still in cache:
+
+    - m[.., c] = max over the chunk c of x, and
+      s[.., c] = sum over the chunk of exp(x - m[.., c]),
+      over x expanded to [.., C, K] (chunks of K elements);
+    - M = max over c of m (into the original max's init), and
+      S = sum over c of s[.., c] * exp(m[.., c] - M) (into the original
+      sum's init), a chunk whose max is -inf contributing 0.
+
+    The original max's uses read M and the sum's read S. Matched: a
+    `linalg.generic` summing `exp(x - max)` (an `arith.addf` of a
+    `math.exp` of an `arith.subf`, nothing else) over its innermost loop,
+    the only reduction loop, where `x` is read through the identity map
+    and `max` is the result of a `linalg.generic` taking the `arith.maximumf`
+    of the same `x` over the same loop, read broadcast along it (as
+    `kf-fuse-elementwise` leaves a softmax). The chunk is the largest
+    divisor of the row's length between `chunk` / 2 and `chunk`; rows
+    shorter than `min-chunks` chunks are left alone. The sums are
+    reassociated: the correctness trials judge the rounding.
+  }];
+  let options = [
+    Option<"chunk", "chunk", "int64_t", /*default=*/"16384",
+           "Elements per chunk (at most; at least half of it)">,
+    Option<"minChunks", "min-chunks", "int64_t", /*default=*/"4",
+           "Split only rows of at least this many chunks">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def KFWidenAccumulators : Pass<"kf-widen-accumulators", "mlir::func::FuncOp"> {
   let summary = "Accumulate f32 reductions in f64 (for the trusted reference)";
   let description = [{
