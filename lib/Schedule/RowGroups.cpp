@@ -369,24 +369,40 @@ kf::OpSchedule rowGroupBlocks(const ScheduledOp &consumer) {
   return blocks;
 }
 
+static void fuseGroupReductions(llvm::raw_ostream &os, const RowGroup &group,
+                                ArrayRef<ScheduledOp> ops);
+
+/// The group's lanes as the parameter %rlanes<consumer>.
+static void renderGroupLanes(llvm::raw_ostream &os, const RowGroup &group) {
+  os << llvm::formatv("    %rlanes{0} = transform.param.constant {1} : i64 -> "
+                      "!transform.param<i64>\n",
+                      group.consumer, group.lanes);
+}
+
 LogicalResult renderRowGroup(llvm::raw_ostream &os, const RowGroup &group,
                              ArrayRef<ScheduledOp> ops) {
   unsigned c = group.consumer;
   if (failed(renderBlockTiling(os, c, ops[c], rowGroupBlocks(ops[c]))))
     return failure();
-  renderRowGroupReductions(os, group, ops);
+  renderGroupLanes(os, group);
   os << llvm::formatv("    transform.annotate %block{0} \"{1}\" = %rlanes{0} : "
                       "!transform.any_op, !transform.param<i64>\n",
                       c, kf::kRowLanesAttrName);
+  fuseGroupReductions(os, group, ops);
   return success();
 }
 
 void renderRowGroupReductions(llvm::raw_ostream &os, const RowGroup &group,
                               ArrayRef<ScheduledOp> ops) {
+  renderGroupLanes(os, group);
+  fuseGroupReductions(os, group, ops);
+}
+
+/// Fuses the group's reductions into the consumer's block forall, with the
+/// lanes %rlanes<consumer> holds.
+static void fuseGroupReductions(llvm::raw_ostream &os, const RowGroup &group,
+                                ArrayRef<ScheduledOp> ops) {
   unsigned c = group.consumer;
-  os << llvm::formatv("    %rlanes{0} = transform.param.constant {1} : i64 -> "
-                      "!transform.param<i64>\n",
-                      c, group.lanes);
   // Later reductions first: fusing one that reads an earlier one gives the
   // earlier one its uses inside the block. A reduction read twice there (a
   // softmax's max, by the sum and the division) is fused once per use; the
