@@ -55,6 +55,8 @@ llvm::StringRef kf::stringifyMutationAction(MutationAction action) {
     return "im2col";
   case MutationAction::FuseReductions:
     return "fuse-reductions";
+  case MutationAction::SplitSoftmaxStatistics:
+    return "split-softmax";
   }
   llvm_unreachable("unknown action");
 }
@@ -68,10 +70,10 @@ llvm::ArrayRef<MutationAction> kf::actionsOf(ExpertFocus focus) {
                               A::FuseEpilogues};
   static const A parallelism[] = {A::Threads, A::SplitReduction,
                                   A::ReductionLanes};
-  static const A structure[] = {A::FuseElementwise,     A::CollapseReductions,
-                                A::DecomposeReductions, A::SplitReduction,
-                                A::CommuteSums,         A::ConvolutionsAsGemm,
-                                A::FuseReductions};
+  static const A structure[] = {
+      A::FuseElementwise, A::CollapseReductions,    A::DecomposeReductions,
+      A::SplitReduction,  A::CommuteSums,           A::ConvolutionsAsGemm,
+      A::FuseReductions,  A::SplitSoftmaxStatistics};
   switch (focus) {
   case ExpertFocus::Memory:
     return memory;
@@ -574,6 +576,14 @@ std::string mutateStructure(Schedule &genome, const Restructured &structure,
     genome.fuseReductions = !genome.fuseReductions;
     return genome.fuseReductions ? "reductions in their consumers' kernels"
                                  : "reductions in kernels of their own";
+  case MutationAction::SplitSoftmaxStatistics:
+    // The rewrite needs the exp fused into the sum; whether it applies is
+    // decided by restructuring (no change: no proposal).
+    if (!genome.fuseElementwise)
+      return "";
+    genome.splitSoftmaxStatistics = !genome.splitSoftmaxStatistics;
+    return genome.splitSoftmaxStatistics ? "softmax statistics per chunk"
+                                         : "softmax statistics per row";
   case MutationAction::SplitReduction: {
     genome.splitFactors.resize(structure.splittable.size(), 0);
     llvm::SmallVector<unsigned> candidates;
@@ -614,6 +624,7 @@ bool isStructural(MutationAction action) {
          action == MutationAction::CommuteSums ||
          action == MutationAction::ConvolutionsAsGemm ||
          action == MutationAction::FuseReductions ||
+         action == MutationAction::SplitSoftmaxStatistics ||
          action == MutationAction::SplitReduction;
 }
 

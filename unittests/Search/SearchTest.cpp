@@ -367,6 +367,45 @@ TEST(Search, FuseReductionsTogglesRowGroupsWhereLanesShareAReduction) {
                                MutationAction::FuseReductions, rng, same));
 }
 
+TEST(Search, SplitSoftmaxTogglesWhereTheRewriteApplies) {
+  // The gene needs the fused form (exp inside the sum); a toggle that
+  // leaves the ops as they were (no softmax statistics to split) is no
+  // proposal; one that applies remaps the ops onto the new ones.
+  std::mt19937_64 rng(11);
+  OpShape max{{4096}, 393216}, chunkMax{{4096, 24}, 16384};
+  max.reductionLoops = 1;
+  chunkMax.reductionLoops = 1;
+  OpSchedule lanes;
+  lanes.blockTile = {1};
+  lanes.threads = {0};
+  lanes.reductionLanes = 256;
+  OpSchedule chunkLanes;
+  chunkLanes.blockTile = {1, 1};
+  chunkLanes.threads = {0, 0};
+  chunkLanes.reductionLanes = 256;
+  Restructured whole{{max}, {max}, {lanes}};
+  Restructured chunks{{chunkMax, max}, {chunkMax, max}, {chunkLanes, lanes}};
+  Schedule parent;
+  parent.fuseElementwise = true;
+  parent.ops = {lanes};
+  RestructureFn split = [&](const Schedule &genome) {
+    return genome.splitSoftmaxStatistics ? chunks : whole;
+  };
+  std::optional<Proposal> on = proposeMutation(
+      parent, whole, MutationAction::SplitSoftmaxStatistics, rng, split);
+  ASSERT_TRUE(on);
+  EXPECT_TRUE(on->genome.splitSoftmaxStatistics);
+  EXPECT_EQ(on->change, "softmax statistics per chunk");
+  EXPECT_EQ(on->genome.ops.size(), 2u);
+  RestructureFn same = [&](const Schedule &) { return whole; };
+  EXPECT_FALSE(proposeMutation(
+      parent, whole, MutationAction::SplitSoftmaxStatistics, rng, same));
+  Schedule unfused = parent;
+  unfused.fuseElementwise = false;
+  EXPECT_FALSE(proposeMutation(
+      unfused, whole, MutationAction::SplitSoftmaxStatistics, rng, split));
+}
+
 TEST(Search, ActionWeightsSteerTheExperts) {
   // The compute expert chooses between reduction steps and splits: a
   // library that believes in one makes it try (almost) only that one.

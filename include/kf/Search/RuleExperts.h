@@ -69,6 +69,9 @@ enum class MutationAction {
   /// Run the lane reductions a row-wise op reads in that op's kernel (row
   /// groups, Schedule::fuseReductions), or give them kernels of their own.
   FuseReductions,
+  /// Compute softmax statistics per chunk of the row (the split_softmax
+  /// gene, kf-split-softmax-statistics), or over whole rows.
+  SplitSoftmaxStatistics,
 };
 llvm::StringRef stringifyMutationAction(MutationAction action);
 /// The actions an expert of `focus` chooses among.
