@@ -5,6 +5,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/AffineExpr.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 
@@ -91,6 +92,32 @@ FailureOr<kf::ContractionLoops> kf::analyzeContraction(linalg::LinalgOp op,
         map.getResult(rank - 2) == getAffineDimExpr(sideLoop, op.getContext());
   }
   return loops;
+}
+
+std::optional<kf::ContractionLoops>
+kf::paddedContractionLoops(const ContractionLoops &loops, double maxOverhead) {
+  if (loops.m % 64 == 0 && loops.n % 64 == 0 && loops.k % 8 == 0)
+    return std::nullopt;
+  auto padSide = [](int64_t size) {
+    return size % 64 == 0 ? size : llvm::alignTo(size, size >= 1024 ? 128 : 64);
+  };
+  ContractionLoops padded = loops;
+  padded.m = padSide(loops.m);
+  padded.n = padSide(loops.n);
+  padded.k = loops.k % 8 == 0 ? loops.k : llvm::alignTo(loops.k, 16);
+  double work = double(loops.m) * double(loops.n) * double(loops.k);
+  double paddedWork = double(padded.m) * double(padded.n) * double(padded.k);
+  if (paddedWork > work * (1.0 + maxOverhead))
+    return std::nullopt;
+  auto sizeOf = [&](unsigned loop, int64_t size) {
+    return loop == loops.mLoop   ? padded.m
+           : loop == loops.nLoop ? padded.n
+           : loop == loops.kLoop ? padded.k
+                                 : size;
+  };
+  padded.aRowLength = sizeOf(loops.aContiguousLoop, loops.aRowLength);
+  padded.bRowLength = sizeOf(loops.bContiguousLoop, loops.bRowLength);
+  return padded;
 }
 
 SmallVector<ReassociationIndices>

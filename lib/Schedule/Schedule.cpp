@@ -402,6 +402,7 @@ bool rewritesOps(const kf::Schedule &schedule) {
          schedule.collapseReductions || schedule.decomposeReductions ||
          schedule.collapseContractionLoops || schedule.fuseEpilogues ||
          schedule.commuteSums || schedule.splitSoftmaxStatistics ||
+         schedule.padContractions ||
          schedule.kOuterCopies != kf::KOuterCopies::None;
 }
 
@@ -433,7 +434,8 @@ void renderStructure(llvm::raw_ostream &os, const kf::Schedule &schedule,
           {schedule.decomposeReductions, "kf-decompose-reductions"},
           {schedule.collapseContractionLoops, "kf-collapse-contraction-dims"},
           {schedule.fuseEpilogues, "kf-fuse-contraction-epilogues"},
-          {schedule.commuteSums, "kf-commute-sum-contraction"}}) {
+          {schedule.commuteSums, "kf-commute-sum-contraction"},
+          {schedule.padContractions, "kf-pad-contractions"}}) {
       if (!enabled)
         continue;
       os << llvm::formatv("    %sfunc{0} = transform.apply_registered_pass "

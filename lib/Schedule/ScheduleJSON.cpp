@@ -69,6 +69,8 @@ llvm::json::Value kf::toJSON(const Schedule &schedule) {
     object["fuse_reductions"] = true;
   if (schedule.splitSoftmaxStatistics)
     object["split_softmax"] = true;
+  if (schedule.padContractions)
+    object["pad_contractions"] = true;
   if (schedule.kOuterCopies != KOuterCopies::None)
     object["transpose"] = kOuterCopiesName(schedule.kOuterCopies);
   return object;
@@ -119,6 +121,7 @@ bool kf::fromJSON(const llvm::json::Value &value, Schedule &schedule,
       !mapper.mapOptional("fold_scans", schedule.foldScans) ||
       !mapper.mapOptional("fuse_reductions", schedule.fuseReductions) ||
       !mapper.mapOptional("split_softmax", schedule.splitSoftmaxStatistics) ||
+      !mapper.mapOptional("pad_contractions", schedule.padContractions) ||
       !mapKOuterCopies(value, schedule.kOuterCopies, path) ||
       !mapSizes(value, "splits", schedule.splitFactors, path))
     return false;

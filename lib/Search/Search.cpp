@@ -45,6 +45,8 @@ std::string kf::describeGenome(const Schedule &genome) {
     append("row sums through contractions");
   if (genome.splitSoftmaxStatistics)
     append("softmax statistics per chunk");
+  if (genome.padContractions)
+    append("contractions padded to tiles");
   if (genome.kOuterCopies != KOuterCopies::None)
     append(("K-outer copies of " +
             llvm::StringRef(genome.kOuterCopies == KOuterCopies::AB ? "A and B"

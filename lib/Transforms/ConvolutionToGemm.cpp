@@ -16,6 +16,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "PaddedGather.h"
+
 #include "kf/Analysis/ConvolutionGemm.h"
 #include "kf/Transforms/Passes.h"
 
@@ -34,6 +36,8 @@ namespace kf {
 } // namespace kf
 
 using namespace mlir;
+using kf::buildPaddedGather;
+using kf::zeroOutside;
 
 namespace {
 /// Splits `flat` into the coordinates of a row-major index over `sizes`.
@@ -47,72 +51,6 @@ SmallVector<Value> delinearize(OpBuilder &builder, Location loc, Value flat,
   }
   coordinates[0] = flat;
   return coordinates;
-}
-
-/// `index` clamped to `size` - 1 when `padded` > `size`, and the condition
-/// that it was in range (null when no padding).
-std::pair<Value, Value> clamp(OpBuilder &builder, Location loc, Value index,
-                              int64_t size, int64_t padded) {
-  if (padded == size)
-    return {index, Value()};
-  Value last = arith::ConstantIndexOp::create(builder, loc, size - 1);
-  Value inRange = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ule,
-                                        index, last);
-  return {arith::MinUIOp::create(builder, loc, index, last), inRange};
-}
-
-/// `value`, or zero where a padding condition fails.
-Value zeroOutside(OpBuilder &builder, Location loc, Value value,
-                  ArrayRef<Value> conditions) {
-  Value valid;
-  for (Value condition : conditions)
-    if (condition)
-      valid = valid ? arith::AndIOp::create(builder, loc, valid, condition)
-                          .getResult()
-                    : condition;
-  if (!valid)
-    return value;
-  Value zero =
-      arith::ConstantOp::create(builder, loc, builder.getF32FloatAttr(0.0));
-  return arith::SelectOp::create(builder, loc, valid, value, zero);
-}
-
-SmallVector<utils::IteratorType> parallel(unsigned count) {
-  return SmallVector<utils::IteratorType>(count, utils::IteratorType::parallel);
-}
-
-/// A tensor of `sizes[d].second` x ... elements whose element (i, j, ...)
-/// is `element` at the indices clamped to the unpadded `sizes[d].first`,
-/// and zero where an index is past it (the padding the GEMM kernel's tiles
-/// need). `element` may read any tensor with tensor.extract.
-Value buildPaddedGather(
-    OpBuilder &rewriter, Location loc,
-    ArrayRef<std::pair<int64_t, int64_t>> sizes,
-    function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> element) {
-  Type f32 = rewriter.getF32Type();
-  SmallVector<int64_t> shape =
-      llvm::map_to_vector(sizes, [](auto size) { return size.second; });
-  auto type = RankedTensorType::get(shape, f32);
-  return linalg::GenericOp::create(
-             rewriter, loc, TypeRange{type}, ValueRange{},
-             ValueRange{tensor::EmptyOp::create(rewriter, loc, shape, f32)},
-             ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(
-                 shape.size(), rewriter.getContext())},
-             parallel(shape.size()),
-             [&](OpBuilder &builder, Location loc, ValueRange) {
-               SmallVector<Value, 3> indices, inRange;
-               for (auto [dim, size] : llvm::enumerate(sizes)) {
-                 auto [index, valid] = clamp(
-                     builder, loc, linalg::IndexOp::create(builder, loc, dim),
-                     size.first, size.second);
-                 indices.push_back(index);
-                 inRange.push_back(valid);
-               }
-               Value value = element(builder, loc, indices);
-               linalg::YieldOp::create(
-                   builder, loc, zeroOutside(builder, loc, value, inRange));
-             })
-      .getResult(0);
 }
 
 /// The im2col matrix col[k, m] of `input`: k = (c, r...) over the weight's
@@ -309,7 +247,7 @@ Value buildProduct(OpBuilder &rewriter, Location loc, Value weights,
     llvm::append_range(all, results);
     return AffineMap::get(numLoops, 0, all, context);
   };
-  SmallVector<utils::IteratorType> iterators = parallel(numLoops);
+  SmallVector<utils::IteratorType> iterators = kf::allParallel(numLoops);
   iterators.back() = utils::IteratorType::reduction;
   return linalg::GenericOp::create(
              rewriter, loc, TypeRange{productType},
@@ -374,7 +312,7 @@ Value readBack(OpBuilder &rewriter, Location loc, Value product, Value init,
              ArrayRef<AffineMap>{
                  AffineMap::get(outputRank, 0, transposed, context), identity,
                  identity},
-             parallel(outputRank),
+             kf::allParallel(outputRank),
              [&](OpBuilder &builder, Location loc, ValueRange args) {
                linalg::YieldOp::create(
                    builder, loc,
@@ -402,7 +340,8 @@ Value readBackPhases(OpBuilder &rewriter, Location loc, Value product,
              rewriter, loc, TypeRange{outputType}, ValueRange{init},
              ValueRange{tensor::EmptyOp::create(rewriter, loc,
                                                 outputType.getShape(), f32)},
-             ArrayRef<AffineMap>{identity, identity}, parallel(outputRank),
+             ArrayRef<AffineMap>{identity, identity},
+             kf::allParallel(outputRank),
              [&](OpBuilder &builder, Location loc, ValueRange args) {
                auto constant = [&](int64_t value) -> Value {
                  return arith::ConstantIndexOp::create(builder, loc, value);

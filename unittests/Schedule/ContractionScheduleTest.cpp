@@ -472,6 +472,60 @@ TEST_F(ContractionScheduleTest, DefaultSumsThroughTheContraction) {
   EXPECT_FALSE(naive->commuteSums);
 }
 
+TEST_F(ContractionScheduleTest, PaddingGivesOddContractionsATile) {
+  // L1-8: no tile divides 8205 x 5921 x 2949, and its rows of 2949 floats
+  // are not 16-byte aligned; padded to 8320 x 6016 x 2960 (3.4% more
+  // multiply-adds) the model finds a tile.
+  kf::ContractionLoops odd = matmulLoops(8205, 5921, 2949);
+  EXPECT_FALSE(kf::defaultContractionTile(odd).has_value());
+  std::optional<kf::ContractionLoops> padded = kf::paddedContractionLoops(odd);
+  ASSERT_TRUE(padded);
+  EXPECT_EQ(padded->m, 8320);
+  EXPECT_EQ(padded->n, 6016);
+  EXPECT_EQ(padded->k, 2960);
+  EXPECT_EQ(padded->aRowLength, 2960);
+  EXPECT_EQ(padded->bRowLength, 6016);
+  EXPECT_TRUE(kf::defaultContractionTile(*padded).has_value());
+  // Below 1024, sides go to multiples of 64.
+  padded = kf::paddedContractionLoops(matmulLoops(1000, 4096, 4096));
+  ASSERT_TRUE(padded);
+  EXPECT_EQ(padded->m, 1024);
+  EXPECT_EQ(padded->n, 4096);
+  // Sizes tiles divide need none; a matrix-vector product's N of 1 would
+  // cost 64 times the work, past the allowance.
+  EXPECT_FALSE(kf::paddedContractionLoops(matmulLoops(4096, 4096, 4096)));
+  EXPECT_FALSE(kf::paddedContractionLoops(matmulLoops(2048, 1, 1048576)));
+  EXPECT_FALSE(kf::paddedContractionLoops(odd, /*maxOverhead=*/0.01));
+}
+
+TEST_F(ContractionScheduleTest, DefaultPadsOddContractionsToTheTiles) {
+  lastOp(function("tensor<1000x250xf32>", "tensor<250x1020xf32>",
+                  "tensor<1000x1020xf32>",
+                  "linalg.matmul ins(%a, %b : tensor<1000x250xf32>, "
+                  "tensor<250x1020xf32>) outs(%acc : tensor<1000x1020xf32>) "
+                  "-> tensor<1000x1020xf32>"));
+  auto reference = cast<func::FuncOp>(module->getBody()->front());
+  FailureOr<kf::Schedule> schedule = kf::buildDefaultSchedule(reference);
+  ASSERT_TRUE(succeeded(schedule));
+  EXPECT_TRUE(schedule->padContractions);
+  // The padded operands' copies, their fill, the GEMM kernel and the copy
+  // back out of it.
+  EXPECT_EQ(llvm::count_if(schedule->ops,
+                           [](const kf::OpSchedule &op) {
+                             return op.contraction.isSet();
+                           }),
+            1);
+  EXPECT_TRUE(succeeded(kf::renderSchedule(reference, *schedule)));
+  std::optional<kf::Schedule> copy = roundTrip(*schedule);
+  ASSERT_TRUE(copy);
+  EXPECT_TRUE(copy->padContractions);
+
+  FailureOr<kf::Schedule> naive =
+      kf::buildDefaultSchedule(reference, kf::DefaultSchedule::Naive);
+  ASSERT_TRUE(succeeded(naive));
+  EXPECT_FALSE(naive->padContractions);
+}
+
 TEST_F(ContractionScheduleTest, ConvolutionGemmPadsToTheTiles) {
   // A strided, dilated 2-D convolution: M = 24 filters (padded to 64),
   // K = 3 * 3 * 3 = 27 taps (to 32), N = 2 * 15 * 13 = 390 pixels (to 512).

@@ -18,6 +18,7 @@
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <optional>
 #include <string>
 
 namespace kf {
@@ -57,6 +58,18 @@ struct ContractionLoops {
 /// (the kernel zeroes its accumulators itself). The reason otherwise.
 llvm::FailureOr<ContractionLoops>
 analyzeContraction(mlir::linalg::LinalgOp op, std::string *whyNot = nullptr);
+
+/// The loops of a contraction that no GEMM tile divides (M or N not a
+/// multiple of 64, K not a multiple of 8: L1-8's 8205 x 5921 x 2949) padded
+/// with zeros until tiles do: M and N to multiples of 128 (64 below 1024),
+/// K to a multiple of 16; the operands' row lengths follow, so that their
+/// rows start 16-byte aligned. Nullopt where the loops need no padding, or
+/// where it would add more than `maxOverhead` of the multiply-adds (a
+/// matrix-vector product's N of 1 padded to 64). kf-pad-contractions pads
+/// to these sizes.
+std::optional<ContractionLoops>
+paddedContractionLoops(const ContractionLoops &loops,
+                       double maxOverhead = 0.125);
 
 /// The runs of a contraction's batch loops, of its M loops and of its N
 /// loops that every indexing map keeps adjacent and in order, each of which

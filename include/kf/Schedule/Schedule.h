@@ -135,6 +135,11 @@ struct Schedule {
   /// where the whole row's second read came from DRAM. An algebraic
   /// rewrite, whose rounding the correctness trials judge.
   bool splitSoftmaxStatistics = false;
+  /// Contractions that no GEMM tile divides (odd sizes: L1-8) are padded
+  /// with zeros to tile multiples (kf-pad-contractions): zero-padding
+  /// copies of the operands, the padded contraction on the GEMM kernel,
+  /// and a copy of the result out of the padded product.
+  bool padContractions = false;
   /// Inputs of the GEMM kernel's contractions whose rows run along K get a
   /// K-outer copy, transposed once by a kernel of its own
   /// (kf-transpose-contraction-operands): B alone ([N, K], as nn.Linear's
@@ -321,7 +326,8 @@ mlir::FailureOr<std::string> renderSchedule(mlir::func::FuncOp reference,
 /// "collapse_mn": bool (optional, false), "epilogue": bool (optional,
 /// false), "commute_sums": bool (optional, false), "fold_scans": bool
 /// (optional, false), "fuse_reductions": bool (optional, false),
-/// "split_softmax": bool (optional, false), "transpose": "none" | "b" |
+/// "split_softmax": bool (optional, false), "pad_contractions": bool
+/// (optional, false), "transpose": "none" | "b" |
 /// "ab" (optional, "none"), "splits": [int], "ops": [{"block": [int],
 /// "threads": [int], "vector": int, "step": int, "stage": int (optional, 0),
 /// "lanes": int (optional, 0), "gemm": ContractionTile (optional,

@@ -387,6 +387,36 @@ def KFTransposeContractionOperands
                            "::mlir::tensor::TensorDialect"];
 }
 
+def KFPadContractions : Pass<"kf-pad-contractions", "mlir::func::FuncOp"> {
+  let summary = "Pad contractions that no GEMM tile divides with zeros to tile multiples";
+  let description = [{
+    The pipelined GEMM kernel needs tiles that divide M, N and K, and
+    operand rows that start 16-byte aligned. For each contraction the
+    kernel could otherwise take (`kf::analyzeContraction`) whose M or N is
+    not a multiple of 64 or whose K is not a multiple of 8, this pass pads
+    M and N to multiples of 128 (64 below 1024) and K to a multiple of 16
+    (`kf::paddedContractionLoops`): each operand whose shape changes is
+    read through a zero-padding copy (a `linalg.generic` with
+    `tensor.extract` at clamped indices), the contraction runs on the
+    padded operands into a padded, filled output, and a `linalg.generic`
+    copies the result out of the flattened product. The zero products
+    leave every sum unchanged. Contractions that padding would make more
+    than `max-overhead` larger (in multiply-adds) are left alone.
+    Schedules run it as the structure gene `padContractions`, after the
+    collapsing, epilogue and sum rewrites and before K-outer copies.
+  }];
+  let options = [
+    Option<"maxOverhead", "max-overhead", "double", /*default=*/"0.125",
+           "The largest fraction of multiply-adds the padding may add">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numPadded", "padded-contractions", "Contractions padded">,
+  ];
+}
+
 def KFConvolutionToGemm
     : Pass<"kf-convolution-to-gemm", "mlir::func::FuncOp"> {
   let summary = "Compute convolutions as an explicit im2col and a GEMM";
