@@ -208,8 +208,7 @@ static FailureOr<kf::Schedule> buildDefault(func::FuncOp reference,
       FailureOr<Restructured> fused = restructure(reference, schedule);
       if (failed(unfused) || failed(fused))
         return failure();
-      schedule.fuseElementwise =
-          fused->shapes.size() < unfused->shapes.size();
+      schedule.fuseElementwise = fused->shapes.size() < unfused->shapes.size();
     }
     // An op whose loops do not follow its output's memory order (a
     // depthwise convolution's channel loop after its pixels) gets them in
