@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/TransformOps/LinalgTransformOps.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
@@ -49,6 +50,30 @@ Operation *inPlaceEpilogue(linalg::LinalgOp op) {
       !epilogue.getMatchingIndexingMap(&use).isIdentity())
     return nullptr;
   return epilogue;
+}
+
+/// kf::OpShape::contiguousElementwise.
+bool isContiguousElementwise(linalg::LinalgOp op) {
+  unsigned numLoops = op.getNumLoops();
+  if (numLoops == 0 || op.getNumReductionLoops() != 0)
+    return false;
+  AffineExpr inner = getAffineDimExpr(numLoops - 1, op.getContext());
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    if (!map.isFunctionOfDim(numLoops - 1)) {
+      if (op.isDpsInit(&operand))
+        return false;
+      continue;
+    }
+    if (map.getResults().back() != inner ||
+        llvm::any_of(map.getResults().drop_back(), [&](AffineExpr result) {
+          return result.isFunctionOfDim(numLoops - 1);
+        }))
+      return false;
+  }
+  return !op->walk([](tensor::ExtractOp) {
+              return WalkResult::interrupt();
+            }).wasInterrupted();
 }
 
 /// See kf::OpShape::stridedReduction.
@@ -121,6 +146,7 @@ FailureOr<SmallVector<ScheduledOp>> collectOps(func::FuncOp reference) {
     info.vectorizable = succeeded(linalg::vectorizeOpPrecondition(
         op, /*inputVectorSizes=*/{}, /*inputScalableVecDims=*/{},
         /*vectorizeNDExtract=*/true));
+    info.contiguousElementwise = isContiguousElementwise(op);
     ops.push_back(std::move(info));
     return WalkResult::advance();
   });
@@ -204,6 +230,33 @@ bool kf::setReductionLanes(OpSchedule &schedule, const OpShape &shape,
   }
   schedule = std::move(mapped);
   return true;
+}
+
+/// Makes every mapped loop's block tile divide its loop and its thread
+/// count divide the tile, keeping the innermost tile = threads x width:
+/// what vector widths and reduction steps need.
+void kf::makeStaticTiles(OpSchedule &op, const OpShape &shape) {
+  unsigned n = shape.parallelSizes.size();
+  for (unsigned p = 0; p < n; ++p) {
+    int64_t size = shape.parallelSizes[p];
+    int64_t width = p + 1 == n ? op.vectorWidth : 1;
+    if (op.threads[p] == 0)
+      continue;
+    // The largest thread count up to the current one such that threads x
+    // width divides the loop, preferring whole warps along the innermost
+    // loop.
+    int64_t threads = 1, warpThreads = 0;
+    for (int64_t t = 1; t <= op.threads[p]; ++t)
+      if (size % (t * width) == 0) {
+        threads = t;
+        if (p + 1 == n && t % 32 == 0)
+          warpThreads = t;
+      }
+    if (warpThreads)
+      threads = warpThreads;
+    op.threads[p] = threads;
+    op.blockTile[p] = threads * width;
+  }
 }
 
 /// setReductionLanes for a scan: its lanes walk whole rows (kf-lower-scans),
@@ -305,7 +358,8 @@ kf::OpShape shapeOf(const ScheduledOp &info) {
       info.laneReduction,
       info.stridedReduction,
       info.vectorizable,
-      info.scanPosition};
+      info.scanPosition,
+      info.contiguousElementwise};
 }
 
 FailureOr<kf::OpSchedule> defaultOpSchedule(const ScheduledOp &info,

@@ -54,6 +54,8 @@ struct ScheduledOp {
   bool stridedReduction = false;
   /// Whether upstream's vectorizer takes the op (kf::OpShape::vectorizable).
   bool vectorizable = true;
+  /// kf::OpShape::contiguousElementwise.
+  bool contiguousElementwise = false;
   /// For a scan (kf::analyzeScan): its scanned loop's position among the
   /// parallel loops (kf::OpShape::scanPosition).
   std::optional<unsigned> scanPosition;

@@ -89,33 +89,6 @@ llvm::ArrayRef<MutationAction> kf::actionsOf(ExpertFocus focus) {
 
 namespace {
 
-/// Makes every mapped loop's block tile divide its loop and its thread
-/// count divide the tile, keeping the innermost tile = threads x width:
-/// what vector widths and reduction steps need.
-void makeStatic(OpSchedule &op, const OpShape &shape) {
-  unsigned n = shape.parallelSizes.size();
-  for (unsigned p = 0; p < n; ++p) {
-    int64_t size = shape.parallelSizes[p];
-    int64_t width = p + 1 == n ? op.vectorWidth : 1;
-    if (op.threads[p] == 0)
-      continue;
-    // The largest thread count up to the current one such that threads x
-    // width divides the loop, preferring whole warps along the innermost
-    // loop.
-    int64_t threads = 1, warpThreads = 0;
-    for (int64_t t = 1; t <= op.threads[p]; ++t)
-      if (size % (t * width) == 0) {
-        threads = t;
-        if (p + 1 == n && t % 32 == 0)
-          warpThreads = t;
-      }
-    if (warpThreads)
-      threads = warpThreads;
-    op.threads[p] = threads;
-    op.blockTile[p] = threads * width;
-  }
-}
-
 int64_t totalThreads(const OpSchedule &op) {
   int64_t total = 1;
   for (int64_t t : op.threads)
@@ -383,7 +356,7 @@ std::string mutateOp(OpSchedule &op, const OpShape &shape, unsigned index,
     if (widths.empty() || op.threads[inner] == 0)
       return "";
     op.vectorWidth = pickRandom<int64_t>(widths, rng);
-    makeStatic(op, shape);
+    makeStaticTiles(op, shape);
     return llvm::formatv("op{0}: vector width {1}", index, op.vectorWidth)
         .str();
   }
@@ -400,7 +373,7 @@ std::string mutateOp(OpSchedule &op, const OpShape &shape, unsigned index,
       return "";
     op.reductionStep = pickRandom<int64_t>(steps, rng);
     if (op.reductionStep > 0)
-      makeStatic(op, shape);
+      makeStaticTiles(op, shape);
     return llvm::formatv("op{0}: reduction step {1}", index, op.reductionStep)
         .str();
   }
@@ -424,7 +397,7 @@ std::string mutateOp(OpSchedule &op, const OpShape &shape, unsigned index,
     op.threads[p] = pickRandom<int64_t>(counts, rng);
     op.blockTile[p] = op.threads[p] * width;
     if (op.vectorWidth > 1 || op.reductionStep > 0)
-      makeStatic(op, shape);
+      makeStaticTiles(op, shape);
     return llvm::formatv("op{0}: {1} threads on loop {2}", index, op.threads[p],
                          p)
         .str();
@@ -697,7 +670,7 @@ kf::expertSeeds(const Schedule &defaultSchedule,
           continue;
         op.vectorWidth = 4;
       }
-      makeStatic(op, shape);
+      makeStaticTiles(op, shape);
       changed = true;
     }
     return changed;
@@ -872,7 +845,7 @@ std::optional<Schedule> kf::adaptGenome(const Schedule &genome,
       op.reductionStep = 0;
     }
     if (op.vectorWidth > 1 || op.reductionStep > 0)
-      makeStatic(op, shape);
+      makeStaticTiles(op, shape);
   }
   return adapted;
 }

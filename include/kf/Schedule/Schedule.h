@@ -193,6 +193,12 @@ struct OpShape;
 bool setReductionLanes(OpSchedule &schedule, const OpShape &shape,
                        int64_t lanes);
 
+/// Makes every mapped loop's block tile of `schedule` (an op of `shape`)
+/// divide its loop and its thread count divide the tile, keeping the
+/// innermost tile = threads x vector width: what vector widths and
+/// reduction steps need.
+void makeStaticTiles(OpSchedule &schedule, const OpShape &shape);
+
 /// Whether `op`'s body reads at most one of its inputs (a pooling reads its
 /// window's input, not the window shape's operand; a convolution reads
 /// weights too). Named ops are taken as their generic form.
@@ -248,6 +254,11 @@ struct OpShape {
   /// reduction lanes, kf-lower-scans runs it in one pass over each row; the
   /// scanned loop then stays whole in every block.
   std::optional<unsigned> scanPosition;
+  /// Whether the op is elementwise along contiguous memory: every loop
+  /// parallel, the innermost one the last dimension of its output and of
+  /// every input it indexes (others broadcast along it), and no gather
+  /// (tensor.extract) in its body: 16-byte vectors load and store whole.
+  bool contiguousElementwise = false;
 
   bool operator==(const OpShape &other) const {
     return parallelSizes == other.parallelSizes &&

@@ -1,0 +1,99 @@
+//===- DefaultScheduleTest.cpp - Choices of the default schedule ----------===//
+
+#include "kf/Schedule/Schedule.h"
+
+#include "kf/InitAll.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include "gtest/gtest.h"
+
+using namespace mlir;
+
+namespace {
+
+class DefaultScheduleTest : public ::testing::Test {
+protected:
+  DefaultScheduleTest() {
+    DialectRegistry registry;
+    kf::registerAllDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+  }
+
+  /// The default schedule of a function computing `x * 2` over a
+  /// `rows` x `columns` input, read through `inputMap`.
+  FailureOr<kf::Schedule> scaleDefault(int64_t rows, int64_t columns,
+                                       StringRef inputMap,
+                                       kf::DefaultSchedule kind) {
+    std::string type = llvm::formatv("tensor<{0}x{1}xf32>", rows, columns);
+    std::string text = llvm::formatv(
+        "func.func @f(%x: {0}) -> {0} {{\n"
+        "  %two = arith.constant 2.0 : f32\n"
+        "  %e = tensor.empty() : {0}\n"
+        "  %y = linalg.generic {{indexing_maps = [affine_map<(i, j) -> "
+        "{1}>, affine_map<(i, j) -> (i, j)>], iterator_types = "
+        "[\"parallel\", \"parallel\"]} ins(%x : {0}) outs(%e : {0}) {{\n"
+        "  ^bb0(%in: f32, %out: f32):\n"
+        "    %r = arith.mulf %in, %two : f32\n"
+        "    linalg.yield %r : f32\n"
+        "  } -> {0}\n"
+        "  return %y : {0}\n}\n",
+        type, inputMap);
+    module = parseSourceString<ModuleOp>(text, &context);
+    if (!module)
+      return failure();
+    return kf::buildDefaultSchedule(
+        cast<func::FuncOp>(module->getBody()->front()), kind);
+  }
+
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module;
+};
+
+TEST_F(DefaultScheduleTest, ContiguousElementwiseOpsUseSixteenByteVectors) {
+  // Four elements per thread along the contiguous loop, 64 threads (two
+  // whole warps) along it: block [4, 256].
+  FailureOr<kf::Schedule> schedule =
+      scaleDefault(64, 1024, "(i, j)", kf::DefaultSchedule::Tuned);
+  ASSERT_TRUE(succeeded(schedule));
+  ASSERT_EQ(schedule->ops.size(), 1u);
+  const kf::OpSchedule &op = schedule->ops.front();
+  EXPECT_EQ(op.vectorWidth, 4);
+  EXPECT_EQ(op.threads, (SmallVector<int64_t>{4, 64}));
+  EXPECT_EQ(op.blockTile, (SmallVector<int64_t>{4, 256}));
+  EXPECT_TRUE(succeeded(kf::renderSchedule(
+      cast<func::FuncOp>(module->getBody()->front()), *schedule)));
+
+  // The trusted reference's naive default stays scalar.
+  FailureOr<kf::Schedule> naive =
+      scaleDefault(64, 1024, "(i, j)", kf::DefaultSchedule::Naive);
+  ASSERT_TRUE(succeeded(naive));
+  EXPECT_EQ(naive->ops.front().vectorWidth, 1);
+}
+
+TEST_F(DefaultScheduleTest, OtherOpsKeepTheScalarMapping) {
+  // A transposing read is no contiguous elementwise op.
+  FailureOr<kf::Schedule> transposed =
+      scaleDefault(1024, 1024, "(j, i)", kf::DefaultSchedule::Tuned);
+  ASSERT_TRUE(succeeded(transposed));
+  EXPECT_EQ(transposed->ops.front().vectorWidth, 1);
+  // 100 columns: static tiles would put 25 threads along them, warps
+  // across rows.
+  FailureOr<kf::Schedule> narrow =
+      scaleDefault(16, 100, "(i, j)", kf::DefaultSchedule::Tuned);
+  ASSERT_TRUE(succeeded(narrow));
+  EXPECT_EQ(narrow->ops.front().vectorWidth, 1);
+  EXPECT_EQ(narrow->ops.front().threads, (SmallVector<int64_t>{4, 64}));
+  // 4 does not divide 1022 columns.
+  FailureOr<kf::Schedule> odd =
+      scaleDefault(16, 1022, "(i, j)", kf::DefaultSchedule::Tuned);
+  ASSERT_TRUE(succeeded(odd));
+  EXPECT_EQ(odd->ops.front().vectorWidth, 1);
+}
+
+} // namespace
