@@ -485,10 +485,23 @@ void kf::renderContractionPipeline(llvm::raw_ostream &os, unsigned index,
      << "      transform.apply_patterns.vector.transfer_to_scf "
         "max_transfer_rank = 1 full_unroll = true\n"
      << "    } : !transform.any_op\n"
-     << canonicalizeAndFold("%glaunch" + i) << "    %gasync" << i
+     << canonicalizeAndFold("%glaunch" + i) << "    %gcopies" << i
      << " = transform.nvgpu.create_async_groups %glaunch" << i
      << " {bypass_l1} : (!transform.any_op) -> !transform.any_op\n"
-     << canonicalizeAndFold("%gasync" + i) << "    %gkloops" << i
+     << canonicalizeAndFold("%gcopies" + i)
+     // The copies of A and B are two groups between barriers, as two thread
+     // mappings left them; the pipeliner counts one group per stage.
+     // kf-merge-async-copy-groups (a pass: the function is isolated from
+     // above, the launch is not) makes them one and drops the barrier.
+     << "    %gmerged" << i
+     << " = transform.apply_registered_pass \"kf-merge-async-copy-groups\" "
+        "to %gforwarded"
+     << i << " : (!transform.any_op) -> !transform.any_op\n"
+     << "    %gasync" << i
+     << " = transform.structured.match attributes{kf.gemm_kernel" << i
+     << "} in %gmerged" << i
+     << " : (!transform.any_op) -> !transform.any_op\n"
+     << "    %gkloops" << i
      << " = transform.structured.match ops{[\"scf.for\"]} in %gasync" << i
      << " : (!transform.any_op) -> !transform.op<\"scf.for\">\n"
      << "    %gpipelined" << i

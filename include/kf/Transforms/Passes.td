@@ -255,6 +255,43 @@ def KFForwardVectorTransfers
   let dependentDialects = ["::mlir::vector::VectorDialect"];
 }
 
+def KFMergeAsyncCopyGroups : Pass<"kf-merge-async-copy-groups"> {
+  let summary = "Issue a pipeline stage's cp.async copies as one group, without the barriers between them";
+  let description = [{
+    The GEMM kernel copies its A and B tiles with `cp.async` in two thread
+    mappings, and `transform.gpu.map_nested_forall_to_threads` puts a
+    barrier after each; `transform.nvgpu.create_async_groups` then makes
+    two groups per K step. `transform.nvgpu.pipeline_shared_memory_copies`
+    assumes one group per iteration (it waits with
+    `cp.async.wait_group depth-1`): with two, each wait also waited for the
+    next stage's copies, and the pipeline held about half the stages in
+    flight that its ring buffer has room for, with three barriers per K
+    step. Run between the two transforms, this pass gives it one group per
+    stage. Upstream's `gpu-eliminate-barriers` keeps these barriers: it
+    counts an asynchronous copy's shared-memory write as a write ordered by
+    the barrier, and it cannot merge groups.
+
+    1. A `gpu.barrier` is erased when every op between it and the barriers
+       before and after it (in its block; across the back edge and the
+       entry of an `scf.for` body) is free of memory effects except
+       allocation, or is an `nvgpu.device_async_copy`,
+       `nvgpu.device_async_create_group` or `nvgpu.device_async_wait`. Such
+       a barrier orders nothing: no thread reads or writes memory
+       synchronously in that stretch, and a copy's asynchronous write to
+       shared memory becomes visible only through a wait and a later
+       barrier, never through this one.
+    2. Two `nvgpu.device_async_create_group` ops of one block with only
+       copies and effect-free ops between them (and waits on the first
+       group that wait for all groups, which a wait for all groups after
+       the second replaces) become one group where the second was.
+  }];
+  let dependentDialects = ["::mlir::nvgpu::NVGPUDialect"];
+  let statistics = [
+    Statistic<"numBarriers", "erased-barriers", "Barriers erased between asynchronous copies">,
+    Statistic<"numMerged", "merged-groups", "Groups of asynchronous copies merged into the next">,
+  ];
+}
+
 def KFFuseElementwise : Pass<"kf-fuse-elementwise", "mlir::func::FuncOp"> {
   let summary = "Fuse elementwise producers into all their consumers (recomputing them)";
   let description = [{
