@@ -31,7 +31,12 @@ variants=(
   "gemm-128x128x16-3stages-2blocks 128 128 16 8 8 3 2"
   "gemm-128x128x8-4stages-2blocks 128 128 8 8 8 4 2"
   "gemm-128x64x16-3stages 128 64 16 8 4 3"
+  "gemm-128x64x16-2stages 128 64 16 8 4 2"
+  "gemm-128x64x16-4stages 128 64 16 8 4 4"
+  "gemm-128x128x8-6stages 128 128 8 8 8 6"
+  "gemm-128x128x8-6stages-2blocks 128 128 8 8 8 6 2"
   "gemm-64x64x16-3stages 64 64 16 4 4 3"
+  "gemm-64x64x16-4stages 64 64 16 4 4 4"
 )
 fill='{"block": [4, 64], "threads": [4, 64], "vector": 1, "step": 0}'
 args=()

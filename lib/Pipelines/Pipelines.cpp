@@ -91,6 +91,7 @@ void kf::buildLowerToPTXPipeline(OpPassManager &pm,
   // scalar load and store in them.
   funcPM.addPass(kf::createKFHoistAccumulators());
   funcPM.addPass(kf::createKFSinkIntoLaunches());
+  funcPM.addPass(kf::createKFSwizzleBlockOrder());
   pm.addPass(kf::createKFCheckHostCode());
   pm.addPass(kf::createKFOutlineKernels());
   pm.addPass(kf::createKFMergeKernelModules());

@@ -54,6 +54,8 @@ llvm::json::Value kf::toJSON(const ContractionTile &tile) {
                             {"tn", tile.threadN}, {"stages", tile.stages}};
   if (tile.minBlocksPerSM > 0)
     object["min_blocks"] = tile.minBlocksPerSM;
+  if (tile.blockGroup > 0)
+    object["group"] = tile.blockGroup;
   return object;
 }
 
@@ -64,7 +66,8 @@ bool kf::fromJSON(const llvm::json::Value &value, ContractionTile &tile,
          mapper.map("bn", tile.blockN) && mapper.map("bk", tile.blockK) &&
          mapper.map("tm", tile.threadM) && mapper.map("tn", tile.threadN) &&
          mapper.map("stages", tile.stages) &&
-         mapper.mapOptional("min_blocks", tile.minBlocksPerSM);
+         mapper.mapOptional("min_blocks", tile.minBlocksPerSM) &&
+         mapper.mapOptional("group", tile.blockGroup);
 }
 
 std::optional<std::string>
@@ -94,6 +97,9 @@ kf::checkContractionTile(const ContractionLoops &loops,
     return say(llvm::formatv("{0} blocks of {1} threads and {2} bytes of "
                              "shared memory do not fit on one SM",
                              tile.minBlocksPerSM, threads, tile.sharedBytes()));
+  if (tile.blockGroup < 0 || tile.blockGroup > 64)
+    return say(llvm::formatv("a block group of {0} tile rows (0 to 64 allowed)",
+                             tile.blockGroup));
   if (tile.sharedBytes() > kMaxStaticSharedBytes)
     return say(llvm::formatv("the stages need {0} bytes of shared memory; at "
                              "most {1} can be declared statically",
@@ -516,6 +522,14 @@ void kf::renderContractionPipeline(llvm::raw_ostream &os, unsigned index,
        << " : i32} -> !transform.any_param\n"
        << "    transform.annotate %gasync" << i
        << " \"kf.kernel_attrs\" = %gattrs" << i
+       << " : !transform.any_op, !transform.any_param\n";
+  // The block order is renumbered after the schedule, when the launch's
+  // grid is known (kf-swizzle-block-order in the lowering).
+  if (tile.blockGroup > 1)
+    os << "    %ggroup" << i << " = transform.param.constant "
+       << tile.blockGroup << " : i64 -> !transform.any_param\n"
+       << "    transform.annotate %gasync" << i
+       << " \"kf.block_group\" = %ggroup" << i
        << " : !transform.any_op, !transform.any_param\n";
   // The transfers left (the output tile's stores, the shared-memory reads)
   // become plain vector loads and stores, which kf-annotate-vector-alignment

@@ -60,11 +60,17 @@ std::string kf::describeGenome(const Schedule &genome) {
   for (auto [index, op] : llvm::enumerate(genome.ops)) {
     if (op.contraction.isSet()) {
       const ContractionTile &tile = op.contraction;
-      append(llvm::formatv("op{0}: GEMM kernel {1}x{2}x{3}, {4}x{5} per "
-                           "thread, {6} stages",
-                           index, tile.blockM, tile.blockN, tile.blockK,
-                           tile.threadM, tile.threadN, tile.stages)
-                 .str());
+      std::string part =
+          llvm::formatv("op{0}: GEMM kernel {1}x{2}x{3}, {4}x{5} per "
+                        "thread, {6} stages",
+                        index, tile.blockM, tile.blockN, tile.blockK,
+                        tile.threadM, tile.threadN, tile.stages)
+              .str();
+      if (tile.blockGroup > 1)
+        part += llvm::formatv(", blocks in groups of {0} rows",
+                              tile.blockGroup)
+                    .str();
+      append(part);
       continue;
     }
     std::string part = llvm::formatv("op{0}: block {1} threads {2}", index,

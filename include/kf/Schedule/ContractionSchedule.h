@@ -47,6 +47,11 @@ struct ContractionTile {
   /// When > 0, the kernel asks ptxas to fit this many blocks on an SM
   /// (`.minnctapersm`): registers are capped at 64K / (threads x blocks).
   int64_t minBlocksPerSM = 0;
+  /// When > 1, blocks run in groups of this many output tile rows, each
+  /// group down its columns (kf-swizzle-block-order), so that the blocks
+  /// resident at once share operand rows and columns in L2; 0 or 1 is the
+  /// grid's row-major order.
+  int64_t blockGroup = 0;
 
   bool isSet() const { return blockM > 0; }
   int64_t numThreads() const { return (blockM / threadM) * (blockN / threadN); }
@@ -58,11 +63,13 @@ struct ContractionTile {
     return blockM == other.blockM && blockN == other.blockN &&
            blockK == other.blockK && threadM == other.threadM &&
            threadN == other.threadN && stages == other.stages &&
-           minBlocksPerSM == other.minBlocksPerSM;
+           minBlocksPerSM == other.minBlocksPerSM &&
+           blockGroup == other.blockGroup;
   }
 };
 
-/// {"bm", "bn", "bk", "tm", "tn", "stages", "min_blocks" (optional, 0)}.
+/// {"bm", "bn", "bk", "tm", "tn", "stages", "min_blocks" (optional, 0),
+/// "group" (optional, 0)}.
 llvm::json::Value toJSON(const ContractionTile &tile);
 bool fromJSON(const llvm::json::Value &value, ContractionTile &tile,
               llvm::json::Path path);

@@ -255,6 +255,29 @@ def KFForwardVectorTransfers
   let dependentDialects = ["::mlir::vector::VectorDialect"];
 }
 
+def KFSwizzleBlockOrder
+    : Pass<"kf-swizzle-block-order", "mlir::func::FuncOp"> {
+  let summary = "Run a GEMM kernel's blocks in groups of output rows, for L2 reuse";
+  let description = [{
+    A `gpu.launch` marked `kf.block_group = G` (the GEMM kernel's `group`
+    gene) computes output tile (row `by`, column `bx`) from block ids x and
+    y. In the grid's row-major order, the blocks resident at once cover a
+    few rows of output tiles and every column: the whole of B streams
+    through L2 for each few rows of A. This pass renumbers the blocks, as
+    Triton's grouped ordering does: with `pid = by * gx + bx`, each group
+    of `G * gx` consecutive blocks covers G tile rows and runs down their
+    columns (`m = first + (pid mod (G * gx)) mod rows`, `n = (pid mod (G *
+    gx)) / rows`, where `rows = min(G, gy - first)` is the group's height),
+    so the resident blocks share a compact patch of A's rows and B's
+    columns. It is a bijection of the grid: every tile is still computed
+    once. The block ids x and y (the `gpu.block_id` ops and the launch's
+    block arguments) are replaced inside the launch; z (batches, split-K
+    parts) is untouched. The grid's x and y sizes must be constants; G
+    must be at least 1. The attribute is removed.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def KFMergeAsyncCopyGroups : Pass<"kf-merge-async-copy-groups"> {
   let summary = "Issue a pipeline stage's cp.async copies as one group, without the barriers between them";
   let description = [{
