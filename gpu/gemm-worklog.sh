@@ -15,7 +15,8 @@ problem=$bundle/bench/problems/level1/1_Square_matrix_multiplication_.mlir
 out=${1:-/tmp/kf-gemm-worklog}
 mkdir -p "$out/genomes"
 
-# name, then the GEMM genes (bm bn bk tm tn stages [min blocks per SM]);
+# name, then the GEMM genes (bm bn bk tm tn stages [min blocks per SM
+# [block group]]);
 # "naive" and "staged"
 # are the earlier generators: one output per thread, and the shared-memory
 # stage gene (64x64 blocks of 4x4 outputs, K tiles of 16, steps of 4).
@@ -37,6 +38,9 @@ variants=(
   "gemm-128x128x8-6stages-2blocks 128 128 8 8 8 6 2"
   "gemm-64x64x16-3stages 64 64 16 4 4 3"
   "gemm-64x64x16-4stages 64 64 16 4 4 4"
+  "gemm-128x64x16-4stages-group8 128 64 16 8 4 4 0 8"
+  "gemm-128x64x16-4stages-group4 128 64 16 8 4 4 0 4"
+  "gemm-128x64x16-4stages-group16 128 64 16 8 4 4 0 16"
 )
 fill='{"block": [4, 64], "threads": [4, 64], "vector": 1, "step": 0}'
 args=()
@@ -49,7 +53,7 @@ for v in "${variants[@]}"; do
   staged-*)
     op='{"block": [64, 64], "threads": [16, 16], "vector": 1, "step": 4, "stage": 16}' ;;
   *)
-    op="{\"block\": [$2, $3], \"threads\": [$(($2 / $5)), $(($3 / $6))], \"vector\": 1, \"step\": 0, \"gemm\": {\"bm\": $2, \"bn\": $3, \"bk\": $4, \"tm\": $5, \"tn\": $6, \"stages\": $7, \"min_blocks\": ${8:-0}}}" ;;
+    op="{\"block\": [$2, $3], \"threads\": [$(($2 / $5)), $(($3 / $6))], \"vector\": 1, \"step\": 0, \"gemm\": {\"bm\": $2, \"bn\": $3, \"bk\": $4, \"tm\": $5, \"tn\": $6, \"stages\": $7, \"min_blocks\": ${8:-0}, \"group\": ${9:-0}}}" ;;
   esac
   echo "{\"fuse\": false, \"collapse\": false, \"splits\": [], \"ops\": [$fill, $op]}" > "$out/genomes/$name.json"
   args+=(--schedule "$out/genomes/$name.json")

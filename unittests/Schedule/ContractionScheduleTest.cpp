@@ -249,6 +249,37 @@ TEST_F(ContractionScheduleTest, ScheduleJSONKeepsTheTile) {
   EXPECT_FALSE(value.getAsObject()->get("transpose"));
 }
 
+TEST_F(ContractionScheduleTest, BlockGroupGene) {
+  // The block order travels in the genome ("group"; absent means the
+  // grid's own order) and takes 0 to 64 tile rows.
+  kf::Schedule schedule;
+  schedule.ops.resize(2);
+  schedule.ops[1].contraction = {128, 64, 16, 8, 4, 4, 0, 8};
+  std::optional<kf::Schedule> copy = roundTrip(schedule);
+  ASSERT_TRUE(copy);
+  EXPECT_EQ(copy->ops[1].contraction.blockGroup, 8);
+  EXPECT_TRUE(copy->ops[1].contraction == schedule.ops[1].contraction);
+  schedule.ops[1].contraction.blockGroup = 0;
+  EXPECT_EQ(kf::toJSON(schedule.ops[1].contraction)
+                .getAsObject()
+                ->get("group"),
+            nullptr);
+
+  kf::ContractionLoops loops = matmulLoops(4096, 4096, 4096);
+  kf::ContractionTile tile{128, 64, 16, 8, 4, 4, 0, 8};
+  EXPECT_FALSE(kf::checkContractionTile(loops, tile).has_value());
+  tile.blockGroup = 65;
+  ASSERT_TRUE(kf::checkContractionTile(loops, tile).has_value());
+  EXPECT_NE(kf::checkContractionTile(loops, tile)->find("block group"),
+            std::string::npos);
+  tile.blockGroup = -1;
+  EXPECT_TRUE(kf::checkContractionTile(loops, tile).has_value());
+  // Grid order and groups are different tiles to the search.
+  kf::ContractionTile grid{128, 64, 16, 8, 4, 4, 0, 0};
+  kf::ContractionTile grouped{128, 64, 16, 8, 4, 4, 0, 8};
+  EXPECT_FALSE(grid == grouped);
+}
+
 TEST_F(ContractionScheduleTest, ScheduleJSONKeepsTheKOuterCopies) {
   for (kf::KOuterCopies copies : {kf::KOuterCopies::B, kf::KOuterCopies::AB}) {
     kf::Schedule schedule;
