@@ -505,8 +505,7 @@ void kf::renderContractionPipeline(llvm::raw_ostream &os, unsigned index,
      << i << " : (!transform.any_op) -> !transform.any_op\n"
      << "    %gasync" << i
      << " = transform.structured.match attributes{kf.gemm_kernel" << i
-     << "} in %gmerged" << i
-     << " : (!transform.any_op) -> !transform.any_op\n"
+     << "} in %gmerged" << i << " : (!transform.any_op) -> !transform.any_op\n"
      << "    %gkloops" << i
      << " = transform.structured.match ops{[\"scf.for\"]} in %gasync" << i
      << " : (!transform.any_op) -> !transform.op<\"scf.for\">\n"

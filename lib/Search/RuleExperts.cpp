@@ -253,8 +253,8 @@ std::string retuneGemm(OpSchedule &op, const OpShape &shape, unsigned index,
   switch (std::uniform_int_distribution<int>(0, 5)(rng)) {
   case 5: // the block order: grouped by 8 tile rows, or the grid's own
     tile.blockGroup = tile.blockGroup > 1 ? 0 : 8;
-    change = tile.blockGroup ? "blocks in groups of 8 rows"
-                             : "blocks in grid order";
+    change =
+        tile.blockGroup ? "blocks in groups of 8 rows" : "blocks in grid order";
     break;
   case 0: // the K step
     tile.blockK = tile.blockK == 16 ? 8 : 16;

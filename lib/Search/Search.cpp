@@ -67,8 +67,7 @@ std::string kf::describeGenome(const Schedule &genome) {
                         tile.threadM, tile.threadN, tile.stages)
               .str();
       if (tile.blockGroup > 1)
-        part += llvm::formatv(", blocks in groups of {0} rows",
-                              tile.blockGroup)
+        part += llvm::formatv(", blocks in groups of {0} rows", tile.blockGroup)
                     .str();
       append(part);
       continue;

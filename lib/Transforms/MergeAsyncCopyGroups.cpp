@@ -79,8 +79,8 @@ std::optional<bool> trafficUpToBarrier(Block::iterator from, Block *block,
 /// loop (the ops after, or before, the loop in its block).
 bool neighbourhoodIsAsyncOnly(gpu::BarrierOp barrier, bool forward) {
   Block *block = barrier->getBlock();
-  Block::iterator start = forward ? std::next(barrier->getIterator())
-                                  : barrier->getIterator();
+  Block::iterator start =
+      forward ? std::next(barrier->getIterator()) : barrier->getIterator();
   std::optional<bool> here = trafficUpToBarrier(start, block, forward);
   if (here)
     return *here;

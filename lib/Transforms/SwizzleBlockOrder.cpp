@@ -61,8 +61,8 @@ LogicalResult swizzle(gpu::LaunchOp launch, int64_t group) {
   Value rows = arith::MinUIOp::create(
       b, loc, arith::SubIOp::create(b, loc, gridHeight, first), groupRows);
   Value local = arith::RemUIOp::create(b, loc, pid, width);
-  Value m = arith::AddIOp::create(
-      b, loc, first, arith::RemUIOp::create(b, loc, local, rows));
+  Value m = arith::AddIOp::create(b, loc, first,
+                                  arith::RemUIOp::create(b, loc, local, rows));
   Value n = arith::DivUIOp::create(b, loc, local, rows);
 
   // Every other read of block ids x and y in the launch (the ops and the

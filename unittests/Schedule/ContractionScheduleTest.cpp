@@ -260,9 +260,7 @@ TEST_F(ContractionScheduleTest, BlockGroupGene) {
   EXPECT_EQ(copy->ops[1].contraction.blockGroup, 8);
   EXPECT_TRUE(copy->ops[1].contraction == schedule.ops[1].contraction);
   schedule.ops[1].contraction.blockGroup = 0;
-  EXPECT_EQ(kf::toJSON(schedule.ops[1].contraction)
-                .getAsObject()
-                ->get("group"),
+  EXPECT_EQ(kf::toJSON(schedule.ops[1].contraction).getAsObject()->get("group"),
             nullptr);
 
   kf::ContractionLoops loops = matmulLoops(4096, 4096, 4096);
