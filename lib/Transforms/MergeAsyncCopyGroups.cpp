@@ -48,29 +48,27 @@ bool isAsyncCopyTraffic(Operation *op) {
   });
 }
 
-/// Whether the ops from `begin` up to the first barrier in `block`'s
-/// direction of travel are all async-copy traffic and such a barrier exists.
-/// `forward` walks towards the terminator; backward towards the block's
-/// start. Reaching the block's end returns std::nullopt (the caller decides
-/// how to go on).
-std::optional<bool> trafficUpToBarrier(Block::iterator from, Block *block,
-                                       bool forward) {
-  if (forward) {
-    for (auto it = from; it != block->end(); ++it) {
-      if (isa<gpu::BarrierOp>(*it))
-        return true;
-      if (!isAsyncCopyTraffic(&*it))
-        return false;
-    }
-    return std::nullopt;
-  }
-  for (auto it = Block::reverse_iterator(from); it != block->rend(); ++it) {
-    if (isa<gpu::BarrierOp>(*it))
+/// Whether the ops of `ops`, in order, are async-copy traffic up to a
+/// barrier, and such a barrier exists; std::nullopt when the range ends
+/// first (the caller decides how to go on).
+template <typename Range> std::optional<bool> trafficUpToBarrier(Range &&ops) {
+  for (Operation &op : ops) {
+    if (isa<gpu::BarrierOp>(op))
       return true;
-    if (!isAsyncCopyTraffic(&*it))
+    if (!isAsyncCopyTraffic(&op))
       return false;
   }
   return std::nullopt;
+}
+
+/// The same from `from` towards the end of `block` (`forward`) or from just
+/// before `from` towards its start.
+std::optional<bool> trafficUpToBarrier(Block::iterator from, Block *block,
+                                       bool forward) {
+  if (forward)
+    return trafficUpToBarrier(llvm::make_range(from, block->end()));
+  return trafficUpToBarrier(
+      llvm::reverse(llvm::make_range(block->begin(), from)));
 }
 
 /// Whether every path from `barrier` forwards (or backwards) reaches another

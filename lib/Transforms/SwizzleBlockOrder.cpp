@@ -40,6 +40,14 @@ LogicalResult swizzle(gpu::LaunchOp launch, int64_t group) {
   if (gy <= 1 || (gx <= 1 && group >= gy))
     return success();
 
+  // The block id x and y ops of this launch (not of one nested in it).
+  SmallVector<gpu::BlockIdOp> oldIds;
+  launch.getBody().walk([&](gpu::BlockIdOp id) {
+    if (id.getDimension() != gpu::Dimension::z &&
+        id->getParentOfType<gpu::LaunchOp>() == launch)
+      oldIds.push_back(id);
+  });
+
   Block &body = launch.getBody().front();
   OpBuilder b = OpBuilder::atBlockBegin(&body);
   Location loc = launch.getLoc();
@@ -50,8 +58,6 @@ LogicalResult swizzle(gpu::LaunchOp launch, int64_t group) {
   Value groupRows = constant(group), width = constant(group * gx);
   Value bx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   Value by = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
-  Operation *firstNew = bx.getDefiningOp();
-  Operation *secondNew = by.getDefiningOp();
   // pid = by * gx + bx; groups of group * gx blocks; the last group may be
   // shorter (rows = min(group, gy - first)).
   Value pid = arith::AddIOp::create(
@@ -65,25 +71,15 @@ LogicalResult swizzle(gpu::LaunchOp launch, int64_t group) {
                                   arith::RemUIOp::create(b, loc, local, rows));
   Value n = arith::DivUIOp::create(b, loc, local, rows);
 
-  // Every other read of block ids x and y in the launch (the ops and the
-  // launch's block arguments) takes the new order.
-  SmallVector<gpu::BlockIdOp> ids;
-  launch.getBody().walk([&](gpu::BlockIdOp id) {
-    if (id != firstNew && id != secondNew &&
-        id->getParentOfType<gpu::LaunchOp>() == launch)
-      ids.push_back(id);
-  });
-  for (gpu::BlockIdOp id : ids) {
-    if (id.getDimension() == gpu::Dimension::x)
-      id.replaceAllUsesWith(n);
-    else if (id.getDimension() == gpu::Dimension::y)
-      id.replaceAllUsesWith(m);
+  // Every other read of block ids x and y in the launch (the ops found
+  // before the new ones were built, and the launch's block arguments)
+  // takes the new order.
+  for (gpu::BlockIdOp id : oldIds) {
+    id.replaceAllUsesWith(id.getDimension() == gpu::Dimension::x ? n : m);
+    id->erase();
   }
   launch.getBlockIds().x.replaceAllUsesWith(n);
   launch.getBlockIds().y.replaceAllUsesWith(m);
-  for (gpu::BlockIdOp id : ids)
-    if (id.getDimension() != gpu::Dimension::z)
-      id->erase();
   return success();
 }
 
