@@ -75,9 +75,32 @@ CostPrediction kf::predictCost(ArrayRef<KernelAnalysis> kernels,
     cost.bandwidthFraction =
         inFlightPerSM > 0 ? std::min(1.0, inFlightPerSM / kBytesInFlightPerSM)
                           : 1.0;
-    cost.seconds =
-        kLaunchSeconds + cost.bytes / (ceilings.copyBytesPerSecond *
-                                       std::max(cost.bandwidthFraction, 1e-3));
+    double memorySeconds =
+        cost.bytes /
+        (ceilings.copyBytesPerSecond * std::max(cost.bandwidthFraction, 1e-3));
+    // Arithmetic: the FMAs of each loop at the FMA peak, slowed where the
+    // loop's shared-memory wavefronts cap the FMA issue rate (the
+    // diagnosis's shared-memory bound: register tiles too small for the
+    // operand bytes they read, bank conflicts).
+    for (const LoopFacts &loop : analysis.loops) {
+      if (loop.fmaPerThread == 0)
+        continue;
+      double executions = loop.tripCount ? std::max<int64_t>(1, *loop.tripCount)
+                                         : kUnknownTrips;
+      // (A CFG loop's latch lies in its own body: skip the loop itself.)
+      for (const LoopFacts *outer : analysis.enclosingLoops(loop.op))
+        if (outer != &loop)
+          executions *= outer->tripCount
+                            ? std::max<int64_t>(1, *outer->tripCount)
+                            : kUnknownTrips;
+      double bound = 1;
+      if (loop.sharedLoadWavefronts)
+        bound = std::min(1.0, loop.fmaPerThread / 4.0 /
+                                  double(*loop.sharedLoadWavefronts));
+      cost.fmaSeconds += 2 * threads * executions * loop.fmaPerThread /
+                         (ceilings.fp32PeakFlopsPerSecond * bound);
+    }
+    cost.seconds = kLaunchSeconds + std::max(memorySeconds, cost.fmaSeconds);
     prediction.kernels.push_back(cost);
     prediction.seconds += cost.seconds;
   }

@@ -3,6 +3,7 @@
 #include "kf/Analysis/KernelAnalysis.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -13,6 +14,11 @@ static constexpr int64_t kThreadSlots = 132 * 2048;
 /// Bytes that must be in flight per SM to sustain the copy bandwidth
 /// (Little's law): 4.27 TB/s x ~700 ns of DRAM latency / 132 SMs.
 static constexpr int64_t kBytesInFlightPerSM = 22600;
+/// Warp-wide FMA instructions an SM issues per cycle (4 x 32 lanes).
+static constexpr int64_t kWarpFmasPerCycle = 4;
+/// A loop whose shared-memory wavefronts cap it below this fraction of the
+/// FMA peak is reported.
+static constexpr double kSharedBoundFraction = 0.9;
 
 SmallVector<Finding> kf::diagnoseKernel(const KernelAnalysis &analysis) {
   SmallVector<Finding> findings;
@@ -114,17 +120,64 @@ SmallVector<Finding> kf::diagnoseKernel(const KernelAnalysis &analysis) {
                   {"trip_count", trips ? llvm::json::Value(*trips) : nullptr}});
       }
     } else if (access.space == MemorySpace::Shared &&
-               access.bankConflictWays > 1) {
+               access.bankConflictWays > 1 && access.wavefronts) {
       add("bank-conflict", "warning", access.op,
-          llvm::formatv("{0}-way shared-memory bank conflict: consecutive "
-                        "threads are {1} words apart (pad each row by one "
-                        "element)",
-                        access.bankConflictWays, *access.elementStride),
+          llvm::formatv("{0}-way shared-memory bank conflict: a warp's {1} "
+                        "{2} takes {3} wavefronts where {4} would do "
+                        "(threads {5} elements apart along x, {6} along y); "
+                        "pad or swizzle the shared tile, or interleave the "
+                        "elements each thread reads",
+                        access.bankConflictWays, access.typeName, kind,
+                        access.wavefronts->wavefronts,
+                        access.wavefronts->passes, *access.elementStride,
+                        access.elementStrideY.value_or(0)),
           "pad-shared-memory",
-          llvm::json::Object{{"ways", (int64_t)access.bankConflictWays},
-                             {"stride_words", *access.elementStride}});
+          llvm::json::Object{
+              {"ways", (int64_t)access.bankConflictWays},
+              {"wavefronts", access.wavefronts->wavefronts},
+              {"passes", access.wavefronts->passes},
+              {"stride_elements", *access.elementStride},
+              {"stride_y_elements", access.elementStrideY.value_or(0)}});
     }
   }
+
+  // Issue balance of loops that multiply operands read from shared memory
+  // (register-tiled GEMMs): an SM issues four warp-wide FMAs per cycle (128
+  // lanes) and serves one shared-memory wavefront per cycle, so a loop whose
+  // warps need more wavefronts than a quarter of their FMAs cannot keep the
+  // FMA pipes busy, whatever the occupancy.
+  for (const LoopFacts &loop : analysis.loops) {
+    if (loop.fmaPerThread == 0 || !loop.sharedLoadWavefronts)
+      continue;
+    double fmaCycles = loop.fmaPerThread / double(kWarpFmasPerCycle);
+    double bound = std::min(1.0, fmaCycles / *loop.sharedLoadWavefronts);
+    if (bound >= kSharedBoundFraction)
+      continue;
+    add("shared-memory-bound", "warning", loop.op,
+        llvm::formatv("each iteration of this loop does {0} FMAs per thread "
+                      "({1:F0} cycles of the SM's FMA pipes per warp) but its "
+                      "shared-memory loads take {2} wavefronts per warp: at "
+                      "most {3}% of the FMA peak; compute more outputs per "
+                      "thread from each operand read (a larger register "
+                      "tile) or read fewer bytes per FMA",
+                      loop.fmaPerThread, fmaCycles, *loop.sharedLoadWavefronts,
+                      (int)(bound * 100 + 0.5)),
+        "enlarge-register-tile",
+        llvm::json::Object{{"fma_per_thread", loop.fmaPerThread},
+                           {"shared_wavefronts", *loop.sharedLoadWavefronts},
+                           {"fma_peak_bound", bound}});
+  }
+
+  // Asynchronous copies waited for as soon as they are issued overlap
+  // nothing with the arithmetic.
+  if (analysis.asyncCopies > 0 && analysis.asyncPipelineDepth == 1u)
+    add("unpipelined-async-copy", "info", analysis.getKernel(),
+        llvm::formatv("{0} cp.async copies, each waited for before the next "
+                      "group is issued: a pipeline of 2 or more stages "
+                      "overlaps the copies with the arithmetic",
+                      analysis.asyncCopies),
+        "pipeline-copies",
+        llvm::json::Object{{"async_copies", (int64_t)analysis.asyncCopies}});
 
   // Memory-level parallelism of loops: a loop whose iterations each issue
   // one or two global loads keeps that many requests per warp in flight
@@ -187,7 +240,28 @@ SmallVector<Finding> kf::diagnoseKernel(const KernelAnalysis &analysis) {
         "allocates per-thread memory that lives in local (off-chip) memory",
         "avoid-local-memory",
         llvm::json::Object{{"local_bytes", analysis.localBytes}});
-  return findings;
+
+  // Unrolled and peeled code repeats an access many times at one source
+  // location: one finding per kind, location and message, with the count.
+  SmallVector<Finding> distinct;
+  llvm::StringMap<size_t> firstOf;
+  llvm::SmallVector<int64_t> occurrences;
+  for (Finding &finding : findings) {
+    std::string key = finding.kind + "\n" +
+                      (finding.op ? locationString(finding.op) : "") + "\n" +
+                      finding.message;
+    auto [it, inserted] = firstOf.try_emplace(key, distinct.size());
+    if (inserted) {
+      distinct.push_back(std::move(finding));
+      occurrences.push_back(1);
+    } else {
+      ++occurrences[it->second];
+    }
+  }
+  for (auto [finding, count] : llvm::zip(distinct, occurrences))
+    if (count > 1)
+      finding.evidence["occurrences"] = count;
+  return distinct;
 }
 
 llvm::json::Value kf::toJSON(const KernelAnalysis &analysis,
@@ -212,6 +286,12 @@ llvm::json::Value kf::toJSON(const KernelAnalysis &analysis,
         {"vector_width", access.vectorWidth},
         {"element_bytes", access.elementBytes},
         {"efficiency", access.efficiency},
+        {"stride_y_elements", access.elementStrideY
+                                  ? llvm::json::Value(*access.elementStrideY)
+                                  : nullptr},
+        {"wavefronts", access.wavefronts
+                           ? llvm::json::Value(access.wavefronts->wavefronts)
+                           : nullptr},
         {"bank_conflict_ways", access.bankConflictWays},
         {"in_loop", access.loop != nullptr},
         {"loop_invariant_address", access.loopInvariantAddress}});
@@ -221,7 +301,12 @@ llvm::json::Value kf::toJSON(const KernelAnalysis &analysis,
         {"trip_count",
          loop.tripCount ? llvm::json::Value(*loop.tripCount) : nullptr},
         {"thread_dependent_bounds", loop.threadDependentBounds},
-        {"global_loads", loop.globalLoads}});
+        {"global_loads", loop.globalLoads},
+        {"fma_per_thread", loop.fmaPerThread},
+        {"shared_wavefronts",
+         loop.sharedLoadWavefronts
+             ? llvm::json::Value(*loop.sharedLoadWavefronts)
+             : nullptr}});
   for (const Finding &finding : findings)
     findingsJSON.push_back(
         llvm::json::Object{{"kind", finding.kind},
@@ -239,6 +324,10 @@ llvm::json::Value kf::toJSON(const KernelAnalysis &analysis,
       {"shared_bytes", analysis.sharedBytes},
       {"local_bytes", analysis.localBytes},
       {"barriers", analysis.barriers},
+      {"async_copies", analysis.asyncCopies},
+      {"pipeline_depth", analysis.asyncPipelineDepth
+                             ? llvm::json::Value(*analysis.asyncPipelineDepth)
+                             : nullptr},
       {"divergent_branches", (int64_t)analysis.divergentBranches.size()},
       {"loops", std::move(loops)},
       {"accesses", std::move(accesses)},

@@ -2,13 +2,16 @@
 
 #include "kf/Analysis/KernelAnalysis.h"
 
+#include "kf/Analysis/SharedMemoryBanks.h"
 #include "kf/Analysis/ThreadDependence.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -122,14 +125,15 @@ unsigned typeBytes(Type type) {
   return 0;
 }
 
-/// Stride (in elements, along threadIdx.x) of the start of `memref`, and its
-/// memory space, following views back to their source.
+/// Stride (in elements, along threadIdx.x, or .y for `dim` 1) of the start
+/// of `memref`, and its memory space, following views back to their source.
 struct BaseFacts {
   std::optional<int64_t> offsetStride = 0;
   MemorySpace space = MemorySpace::Unknown;
 };
 
-BaseFacts memrefBase(Value memref, ThreadDependence &threads) {
+BaseFacts memrefBase(Value memref, ThreadDependence &threads,
+                     unsigned dim = 0) {
   BaseFacts facts;
   auto type = dyn_cast<MemRefType>(memref.getType());
   if (!type)
@@ -139,7 +143,7 @@ BaseFacts memrefBase(Value memref, ThreadDependence &threads) {
   if (!def)
     return facts; // kernel argument or workgroup attribution
   if (auto subview = dyn_cast<memref::SubViewOp>(def)) {
-    BaseFacts source = memrefBase(subview.getSource(), threads);
+    BaseFacts source = memrefBase(subview.getSource(), threads, dim);
     SmallVector<int64_t> strides;
     int64_t offset;
     if (!source.offsetStride ||
@@ -149,7 +153,7 @@ BaseFacts memrefBase(Value memref, ThreadDependence &threads) {
     for (auto [ofr, stride] : llvm::zip(subview.getMixedOffsets(), strides)) {
       if (isa<Attribute>(ofr))
         continue;
-      std::optional<int64_t> s = threads.strideX(cast<Value>(ofr));
+      std::optional<int64_t> s = threads.stride(cast<Value>(ofr), dim);
       if (!s || (*s != 0 && ShapedType::isDynamic(stride)))
         return {std::nullopt, facts.space};
       total += *s * (*s ? stride : 0);
@@ -158,30 +162,32 @@ BaseFacts memrefBase(Value memref, ThreadDependence &threads) {
     return facts;
   }
   if (auto cast = dyn_cast<memref::ReinterpretCastOp>(def)) {
-    BaseFacts source = memrefBase(cast.getSource(), threads);
+    BaseFacts source = memrefBase(cast.getSource(), threads, dim);
     std::optional<int64_t> offset = 0;
     for (Value dynamicOffset : cast.getOffsets())
-      offset = threads.strideX(dynamicOffset);
+      offset = threads.stride(dynamicOffset, dim);
     facts.offsetStride = offset;
     (void)source;
     return facts;
   }
   if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp,
           memref::MemorySpaceCastOp>(def))
-    return {memrefBase(def->getOperand(0), threads).offsetStride, facts.space};
+    return {memrefBase(def->getOperand(0), threads, dim).offsetStride,
+            facts.space};
   if (isa<memref::AllocaOp, memref::AllocOp, memref::GetGlobalOp>(def))
     return facts;
   return {std::nullopt, facts.space};
 }
 
-/// Stride in bytes of an LLVM pointer along threadIdx.x, and its space.
+/// Stride in bytes of an LLVM pointer along threadIdx.x (or .y for `dim`
+/// 1), and its space.
 struct PointerFacts {
   std::optional<int64_t> byteStride = 0;
   MemorySpace space = MemorySpace::Unknown;
 };
 
 PointerFacts pointerBase(Value pointer, ThreadDependence &threads,
-                         unsigned depth = 0) {
+                         unsigned dim = 0, unsigned depth = 0) {
   auto type = dyn_cast<LLVM::LLVMPointerType>(pointer.getType());
   MemorySpace declared = type ? spaceOfAttr(IntegerAttr::get(
                                     IntegerType::get(pointer.getContext(), 32),
@@ -194,7 +200,7 @@ PointerFacts pointerBase(Value pointer, ThreadDependence &threads,
     return {0, type && type.getAddressSpace() == 0 ? MemorySpace::Global
                                                    : declared};
   if (auto gep = dyn_cast<LLVM::GEPOp>(def)) {
-    PointerFacts base = pointerBase(gep.getBase(), threads, depth + 1);
+    PointerFacts base = pointerBase(gep.getBase(), threads, dim, depth + 1);
     if (!base.byteStride)
       return {std::nullopt, base.space};
     int64_t total = *base.byteStride;
@@ -221,7 +227,7 @@ PointerFacts pointerBase(Value pointer, ThreadDependence &threads,
       first = false;
       unsigned bytes = typeBytes(indexed);
       if (auto value = llvm::dyn_cast_if_present<Value>(index)) {
-        std::optional<int64_t> s = threads.strideX(value);
+        std::optional<int64_t> s = threads.stride(value, dim);
         if (!s || (*s != 0 && bytes == 0))
           return {std::nullopt, base.space};
         total += *s * bytes;
@@ -230,7 +236,8 @@ PointerFacts pointerBase(Value pointer, ThreadDependence &threads,
     return {total, type && type.getAddressSpace() ? declared : base.space};
   }
   if (isa<LLVM::AddrSpaceCastOp, LLVM::BitcastOp>(def)) {
-    PointerFacts source = pointerBase(def->getOperand(0), threads, depth + 1);
+    PointerFacts source =
+        pointerBase(def->getOperand(0), threads, dim, depth + 1);
     if (type && type.getAddressSpace() != 0)
       source.space = declared;
     return source;
@@ -269,14 +276,6 @@ void classify(MemoryAccess &access) {
     access.efficiency = stride * bytes >= 32
                             ? std::min(1.0, double(width * bytes) / 32.0)
                             : std::min(1.0, double(width) / double(stride));
-  }
-  if (access.space == MemorySpace::Shared) {
-    if (access.vectorWidth == 1 && access.elementBytes == 4) {
-      int64_t words = stride;
-      access.bankConflictWays = words == 0 ? 1 : std::gcd(words, int64_t(32));
-    } else if (stride == 0) {
-      access.bankConflictWays = 1;
-    }
   }
 }
 
@@ -553,23 +552,27 @@ void KernelAnalysis::analyzeAccesses() {
     llvm::raw_string_ostream(access.typeName) << accessType;
     if (auto vector = dyn_cast<VectorType>(accessType))
       access.vectorWidth = vector.getShape().back();
-    BaseFacts base = memrefBase(memref, threads);
-    access.space = base.space;
-    SmallVector<int64_t> strides;
-    int64_t offset;
-    if (base.offsetStride &&
-        succeeded(type.getStridesAndOffset(strides, offset))) {
-      std::optional<int64_t> total = *base.offsetStride;
+    access.space = memrefBase(memref, threads).space;
+    // Elements between consecutive threads along `dim`.
+    auto elementStrideAlong = [&](unsigned dim) -> std::optional<int64_t> {
+      BaseFacts base = memrefBase(memref, threads, dim);
+      SmallVector<int64_t> strides;
+      int64_t offset;
+      if (!base.offsetStride ||
+          failed(type.getStridesAndOffset(strides, offset)))
+        return std::nullopt;
+      int64_t total = *base.offsetStride;
       for (auto [index, stride] : llvm::zip(indices, strides)) {
-        std::optional<int64_t> s = threads.strideX(index);
-        if (!s || (*s != 0 && ShapedType::isDynamic(stride))) {
-          total = std::nullopt;
-          break;
-        }
-        *total += *s ? *s * stride : 0;
+        std::optional<int64_t> s = threads.stride(index, dim);
+        if (!s || (*s != 0 && ShapedType::isDynamic(stride)))
+          return std::nullopt;
+        total += *s ? *s * stride : 0;
       }
-      access.elementStride = total;
-    }
+      return total;
+    };
+    access.elementStride = elementStrideAlong(0);
+    if (access.space == MemorySpace::Shared)
+      access.elementStrideY = elementStrideAlong(1);
     access.loop = enclosingLoop(op);
     if (access.loop)
       access.loopInvariantAddress =
@@ -597,6 +600,10 @@ void KernelAnalysis::analyzeAccesses() {
     if (base.byteStride && access.elementBytes &&
         *base.byteStride % access.elementBytes == 0)
       access.elementStride = *base.byteStride / access.elementBytes;
+    if (access.space == MemorySpace::Shared && access.elementBytes)
+      if (PointerFacts alongY = pointerBase(pointer, threads, 1);
+          alongY.byteStride && *alongY.byteStride % access.elementBytes == 0)
+        access.elementStrideY = *alongY.byteStride / access.elementBytes;
     access.loop = enclosingLoop(op);
     if (access.loop)
       access.loopInvariantAddress = invariantIn(access.loop, pointer);
@@ -629,12 +636,70 @@ void KernelAnalysis::analyzeAccesses() {
     else if (auto store = dyn_cast<LLVM::StoreOp>(op))
       addPointerAccess(op, store.getAddr(), store.getValue().getType(), true);
   });
+  // Fused multiply-adds per thread in each loop body, and the async-copy
+  // pipeline.
+  kernel->walk([&](Operation *op) {
+    if (isa<NVVM::CpAsyncOp, nvgpu::DeviceAsyncCopyOp>(op))
+      ++asyncCopies;
+    std::optional<int64_t> inFlight;
+    if (auto wait = dyn_cast<NVVM::CpAsyncWaitGroupOp>(op))
+      inFlight = wait.getN();
+    else if (auto wait = dyn_cast<nvgpu::DeviceAsyncWaitOp>(op))
+      inFlight = wait.getNumGroups().value_or(0);
+    if (inFlight)
+      asyncPipelineDepth = std::max<unsigned>(asyncPipelineDepth.value_or(1),
+                                              unsigned(*inFlight) + 1);
+    if (!isa<LLVM::FMulAddOp, LLVM::FMAOp, vector::FMAOp, math::FmaOp>(op))
+      return;
+    Operation *loop = enclosingLoop(op);
+    if (!loop)
+      return;
+    int64_t lanes = 1;
+    if (auto vector = dyn_cast<VectorType>(op->getResult(0).getType()))
+      lanes = vector.getNumElements();
+    for (LoopFacts &facts : loops)
+      if (facts.op == loop)
+        facts.fmaPerThread += lanes;
+  });
   mergeAdjacentScalarAccesses();
-  for (LoopFacts &loop : loops)
-    for (const MemoryAccess &access : accesses)
-      if (access.loop == loop.op && !access.isStore &&
-          access.space == MemorySpace::Global)
+  // Shared memory: the wavefronts a warp's access takes, with the lanes
+  // laid out over the block's x and y.
+  int64_t blockDimX = blockSize ? (*blockSize)[0] : 0;
+  for (MemoryAccess &access : accesses) {
+    if (access.space != MemorySpace::Shared || !access.elementStride)
+      continue;
+    std::optional<int64_t> strideY = access.elementStrideY;
+    if (blockDimX == 0 || blockDimX >= 32)
+      strideY = 0; // one thread row per warp
+    if (!strideY)
+      continue;
+    int64_t bytes = access.elementBytes;
+    access.wavefronts =
+        sharedWavefronts(*access.elementStride * bytes, *strideY * bytes,
+                         blockDimX, bytes * access.vectorWidth);
+    if (access.wavefronts)
+      access.bankConflictWays =
+          (access.wavefronts->wavefronts + access.wavefronts->passes - 1) /
+          access.wavefronts->passes;
+  }
+  for (LoopFacts &loop : loops) {
+    bool modelled = true;
+    int64_t wavefronts = 0;
+    for (const MemoryAccess &access : accesses) {
+      if (access.loop != loop.op || access.isStore)
+        continue;
+      if (access.space == MemorySpace::Global)
         ++loop.globalLoads;
+      if (access.space != MemorySpace::Shared)
+        continue;
+      if (access.wavefronts)
+        wavefronts += access.wavefronts->wavefronts;
+      else
+        modelled = false;
+    }
+    if (modelled && wavefronts > 0)
+      loop.sharedLoadWavefronts = wavefronts;
+  }
 }
 
 /// A pointer as a base and a constant byte offset (through GEPs whose

@@ -31,6 +31,8 @@ llvm::Expected<kf::Ceilings> kf::Ceilings::load(llvm::StringRef path) {
                           ceilings.copyBytesPerSecond) ||
       !mapper.mapOptional("fp32_flops_per_second",
                           ceilings.fp32FlopsPerSecond) ||
+      !mapper.mapOptional("fp32_peak_flops_per_second",
+                          ceilings.fp32PeakFlopsPerSecond) ||
       !mapper.mapOptional("bf16_flops_per_second",
                           ceilings.bf16FlopsPerSecond) ||
       !mapper.mapOptional("l2_bytes", ceilings.l2Bytes) ||
@@ -40,7 +42,8 @@ llvm::Expected<kf::Ceilings> kf::Ceilings::load(llvm::StringRef path) {
                                    "ceilings file '%s': %s", path.str().c_str(),
                                    llvm::toString(root.getError()).c_str());
   if (ceilings.copyBytesPerSecond <= 0 || ceilings.fp32FlopsPerSecond <= 0 ||
-      ceilings.l2Bytes < 0 || ceilings.sharedBytesPerBlock < 0)
+      ceilings.fp32PeakFlopsPerSecond <= 0 || ceilings.l2Bytes < 0 ||
+      ceilings.sharedBytesPerBlock < 0)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "ceilings file '%s': rates must be positive",
                                    path.str().c_str());
@@ -272,6 +275,7 @@ llvm::json::Value kf::toJSON(const ProblemAnalysis &analysis,
            {"device", ceilings.device},
            {"copy_bytes_per_second", ceilings.copyBytesPerSecond},
            {"fp32_flops_per_second", ceilings.fp32FlopsPerSecond},
+           {"fp32_peak_flops_per_second", ceilings.fp32PeakFlopsPerSecond},
            {"bf16_flops_per_second", ceilings.bf16FlopsPerSecond},
            {"l2_bytes", ceilings.l2Bytes},
            {"shared_bytes_per_block", ceilings.sharedBytesPerBlock}}}};

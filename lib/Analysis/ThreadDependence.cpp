@@ -18,17 +18,21 @@ using namespace kf;
 
 namespace {
 
-bool isThreadIdX(Operation *op) {
+/// The dimension (0, 1, 2) of a thread-index op, or -1.
+int threadIdDimension(Operation *op) {
   if (auto tid = dyn_cast<gpu::ThreadIdOp>(op))
-    return tid.getDimension() == gpu::Dimension::x;
-  return isa<NVVM::ThreadIdXOp>(op);
+    return static_cast<int>(tid.getDimension());
+  if (isa<NVVM::ThreadIdXOp>(op))
+    return 0;
+  if (isa<NVVM::ThreadIdYOp>(op))
+    return 1;
+  if (isa<NVVM::ThreadIdZOp>(op))
+    return 2;
+  return -1;
 }
 
-bool isOtherThreadIndex(Operation *op) {
-  if (auto tid = dyn_cast<gpu::ThreadIdOp>(op))
-    return tid.getDimension() != gpu::Dimension::x;
-  return isa<NVVM::ThreadIdYOp, NVVM::ThreadIdZOp, NVVM::LaneIdOp,
-             gpu::LaneIdOp>(op);
+bool isThreadIndex(Operation *op) {
+  return threadIdDimension(op) >= 0 || isa<NVVM::LaneIdOp, gpu::LaneIdOp>(op);
 }
 
 /// Values that are the same in every thread of a block.
@@ -83,29 +87,32 @@ SmallVector<Value> incomingValues(BlockArgument arg) {
 
 } // namespace
 
-std::optional<int64_t> ThreadDependence::strideX(Value value) {
-  auto it = strides.find(value);
-  if (it != strides.end())
+std::optional<int64_t> ThreadDependence::stride(Value value, unsigned dim) {
+  assert(dim < 3 && "thread dimensions are x, y and z");
+  auto it = strides[dim].find(value);
+  if (it != strides[dim].end())
     return it->second;
-  if (inProgress.contains(value))
+  if (stridesInProgress[dim].contains(value))
     return std::nullopt;
-  inProgress.insert(value);
-  std::optional<int64_t> stride = computeStride(value);
-  inProgress.erase(value);
-  strides[value] = stride;
-  return stride;
+  stridesInProgress[dim].insert(value);
+  std::optional<int64_t> result = computeStride(value, dim);
+  stridesInProgress[dim].erase(value);
+  strides[dim][value] = result;
+  return result;
 }
 
-std::optional<int64_t> ThreadDependence::computeStride(Value value) {
+std::optional<int64_t> ThreadDependence::computeStride(Value value,
+                                                       unsigned dim) {
+  auto strideOf = [&](Value v) { return stride(v, dim); };
   if (auto arg = dyn_cast<BlockArgument>(value)) {
     Operation *parent = arg.getOwner()->getParentOp();
     if (auto forOp = dyn_cast<scf::ForOp>(parent);
         forOp && arg == forOp.getInductionVar()) {
       // i = lb + k * step: the thread-to-thread difference is lb's, when the
       // step is the same in every thread.
-      if (strideX(forOp.getStep()) != 0)
+      if (strideOf(forOp.getStep()) != 0)
         return std::nullopt;
-      return strideX(forOp.getLowerBound());
+      return strideOf(forOp.getLowerBound());
     }
     if (arg.getOwner()->isEntryBlock() && isa<FunctionOpInterface>(parent))
       return 0; // kernel arguments are uniform
@@ -121,32 +128,33 @@ std::optional<int64_t> ThreadDependence::computeStride(Value value) {
       (dependsOn(v, value) ? carried : entering).push_back(v);
     if (entering.empty())
       return std::nullopt;
-    std::optional<int64_t> stride = strideX(entering.front());
-    if (!stride)
+    std::optional<int64_t> assumed = strideOf(entering.front());
+    if (!assumed)
       return std::nullopt;
     for (Value v : llvm::drop_begin(entering))
-      if (strideX(v) != stride)
+      if (strideOf(v) != assumed)
         return std::nullopt;
-    strides[value] = stride;
-    inProgress.erase(value);
+    strides[dim][value] = assumed;
+    stridesInProgress[dim].erase(value);
     for (Value v : carried)
-      if (strideX(v) != stride)
+      if (strideOf(v) != assumed)
         return std::nullopt;
-    return stride;
+    return assumed;
   }
 
   Operation *op = value.getDefiningOp();
-  if (isThreadIdX(op))
-    return 1;
-  // Warps are formed along x first: with at least 32 threads along x (kf's
-  // schedules and most kernels), threadIdx.y and .z are the same across a
-  // warp. The lane id is not.
+  // Along x: warps are formed along x first, so with at least 32 threads
+  // along x (kf's schedules and most kernels) threadIdx.y and .z are the
+  // same across a warp; narrower blocks ask for the y stride too. The lane
+  // id is no affine function of one index.
+  if (int tid = threadIdDimension(op); tid >= 0)
+    return tid == static_cast<int>(dim) ? 1 : 0;
   if (isa<NVVM::LaneIdOp, gpu::LaneIdOp>(op))
     return std::nullopt;
-  if (isOtherThreadIndex(op) || isUniformSource(op))
+  if (isUniformSource(op))
     return 0;
 
-  auto operandStride = [&](unsigned i) { return strideX(op->getOperand(i)); };
+  auto operandStride = [&](unsigned i) { return strideOf(op->getOperand(i)); };
   if (isa<arith::AddIOp, LLVM::AddOp>(op)) {
     auto a = operandStride(0), b = operandStride(1);
     if (a && b)
@@ -191,7 +199,7 @@ std::optional<int64_t> ThreadDependence::computeStride(Value value) {
     SmallVector<std::optional<int64_t>> operandStrides;
     bool allUniform = true;
     for (Value operand : apply.getOperands()) {
-      operandStrides.push_back(strideX(operand));
+      operandStrides.push_back(strideOf(operand));
       allUniform &= operandStrides.back() == 0;
     }
     if (allUniform)
@@ -221,9 +229,9 @@ std::optional<int64_t> ThreadDependence::computeStride(Value value) {
     return total;
   }
   if (auto select = dyn_cast<arith::SelectOp>(op)) {
-    auto c = strideX(select.getCondition());
-    auto t = strideX(select.getTrueValue()),
-         f = strideX(select.getFalseValue());
+    auto c = strideOf(select.getCondition());
+    auto t = strideOf(select.getTrueValue()),
+         f = strideOf(select.getFalseValue());
     if (c == 0 && t && t == f)
       return t;
     return std::nullopt;
@@ -232,7 +240,7 @@ std::optional<int64_t> ThreadDependence::computeStride(Value value) {
   // thread-dependent memory.
   if (op->getNumRegions() == 0 &&
       llvm::all_of(op->getOperands(),
-                   [&](Value operand) { return strideX(operand) == 0; }))
+                   [&](Value operand) { return strideOf(operand) == 0; }))
     return 0;
   return std::nullopt;
 }
@@ -267,7 +275,7 @@ bool ThreadDependence::computeThreadDependent(Value value) {
                         [&](Value v) { return isThreadDependent(v); });
   }
   Operation *op = value.getDefiningOp();
-  if (isThreadIdX(op) || isOtherThreadIndex(op))
+  if (isThreadIndex(op))
     return true;
   if (isUniformSource(op))
     return false;

@@ -50,6 +50,10 @@ std::string accessPatternRemark(const kf::MemoryAccess &access) {
 
 std::string accessRemark(const kf::MemoryAccess &access) {
   std::string text = accessPatternRemark(access);
+  if (access.wavefronts)
+    text += llvm::formatv(", {0} wavefront(s) per warp",
+                          access.wavefronts->wavefronts)
+                .str();
   if (access.mergedScalars)
     text += llvm::formatv(", as {0} adjacent scalar accesses the backend "
                           "merges",

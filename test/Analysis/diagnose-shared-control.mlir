@@ -13,7 +13,7 @@ gpu.module @m {
     memref.store %zero, %tile[%ty, %tx] : memref<32x32xf32, #gpu.address_space<workgroup>>
     gpu.barrier
     // expected-remark @below {{strided shared load: consecutive threads read f32 32 elements apart}}
-    // expected-warning @below {{[bank-conflict] 32-way shared-memory bank conflict: consecutive threads are 32 words apart (pad each row by one element)}}
+    // expected-warning @below {{[bank-conflict] 32-way shared-memory bank conflict: a warp's f32 load takes 32 wavefronts where 1 would do (threads 32 elements apart along x, 1 along y)}}
     %v = memref.load %tile[%tx, %ty] : memref<32x32xf32, #gpu.address_space<workgroup>>
     gpu.return
   }
@@ -26,8 +26,56 @@ gpu.module @m {
     // expected-remark @below {{coalesced shared store}}
     memref.store %zero, %tile[%ty, %tx] : memref<32x33xf32, #gpu.address_space<workgroup>>
     gpu.barrier
-    // expected-remark @below {{strided shared load: consecutive threads read f32 33 elements apart}}
+    // expected-remark @below {{strided shared load: consecutive threads read f32 33 elements apart, 1 wavefront(s) per warp}}
     %v = memref.load %tile[%tx, %ty] : memref<32x33xf32, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
+
+// -----
+
+// A register-tiled GEMM step on 16x16 threads: each thread multiplies 8 rows
+// of A (row-major, K = 4) by 8 contiguous columns of B. A warp holds two
+// thread rows; 16-byte loads are served per quarter-warp. B's 8 contiguous
+// columns per thread put lanes 32 bytes apart: 2-way conflicts. 64 FMAs per
+// thread (16 cycles of the FMA pipes per warp) against 4 + 16 wavefronts:
+// the loop is capped by shared memory.
+gpu.module @m {
+  // expected-remark @below {{kernel @gemm_step: block 16x16x1}}
+  gpu.func @gemm_step(%out: memref<16x16x8x8xf32>) workgroup(%a : memref<128x4xf32, #gpu.address_space<workgroup>>, %b : memref<4x128xf32, #gpu.address_space<workgroup>>) kernel
+      attributes {known_block_size = array<i32: 16, 16, 1>} {
+    %tx = gpu.thread_id x
+    %ty = gpu.thread_id y
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %zero = arith.constant dense<0.0> : vector<8xf32>
+    %row = affine.apply affine_map<(d0) -> (d0 * 8)>(%ty)
+    %col = affine.apply affine_map<(d0) -> (d0 * 8)>(%tx)
+    // expected-warning @below {{[shared-memory-bound] each iteration of this loop does 64 FMAs per thread (16 cycles of the SM's FMA pipes per warp) but its shared-memory loads take 20 wavefronts per warp: at most 80% of the FMA peak}}
+    %acc = scf.for %i = %c0 to %c64 step %c1 iter_args(%acc0 = %zero) -> vector<8xf32> {
+      // Row 8 * ty of A: every lane of a quarter-warp reads it (broadcast),
+      // the warp's two thread rows 32 words apart.
+      // expected-remark @below {{broadcast shared load: every thread reads the same vector<4xf32>, 4 wavefront(s) per warp}}
+      %ar = vector.load %a[%row, %c0] : memref<128x4xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+      // expected-remark @below {{coalesced shared load: consecutive threads read consecutive vector<8xf32> (stride 8), 16 wavefront(s) per warp}}
+      // expected-warning @below {{[bank-conflict] 2-way shared-memory bank conflict: a warp's vector<8xf32> load takes 16 wavefronts where 8 would do (threads 8 elements apart along x, 0 along y)}}
+      %br = vector.load %b[%c0, %col] : memref<4x128xf32, #gpu.address_space<workgroup>>, vector<8xf32>
+      %a0 = vector.extract %ar[0] : f32 from vector<4xf32>
+      %as = vector.broadcast %a0 : f32 to vector<8xf32>
+      %f0 = vector.fma %as, %br, %acc0 : vector<8xf32>
+      %f1 = vector.fma %as, %br, %f0 : vector<8xf32>
+      %f2 = vector.fma %as, %br, %f1 : vector<8xf32>
+      %f3 = vector.fma %as, %br, %f2 : vector<8xf32>
+      %f4 = vector.fma %as, %br, %f3 : vector<8xf32>
+      %f5 = vector.fma %as, %br, %f4 : vector<8xf32>
+      %f6 = vector.fma %as, %br, %f5 : vector<8xf32>
+      %f7 = vector.fma %as, %br, %f6 : vector<8xf32>
+      scf.yield %f7 : vector<8xf32>
+    }
+    // expected-remark @below {{strided global store}}
+    // expected-warning @below {{[uncoalesced-access]}}
+    vector.store %acc, %out[%ty, %tx, %c0, %c0] : memref<16x16x8x8xf32>, vector<8xf32>
     gpu.return
   }
 }

@@ -95,6 +95,33 @@ TEST_F(ThreadDependenceTest, ArithmeticOnThreadIds) {
   EXPECT_TRUE(threads.isThreadDependent(probe(*module, "ydep")));
   EXPECT_TRUE(threads.isThreadDependent(probe(*module, "mod")));
   EXPECT_EQ(threads.strideX(probe(*module, "affine")), 8);
+  // Along y: thread x and block ids are constant.
+  EXPECT_EQ(threads.strideY(probe(*module, "ydep")), 1);
+  EXPECT_EQ(threads.strideY(probe(*module, "times4")), 0);
+  EXPECT_EQ(threads.strideY(probe(*module, "plusblock")), 0);
+  EXPECT_EQ(threads.stride(probe(*module, "ydep"), 2), 0);
+}
+
+TEST_F(ThreadDependenceTest, TwoDimensionalIndex) {
+  // The row of a 16-wide block's thread tile: 8 rows per thread along y,
+  // 4 columns per thread along x (the GEMM kernel's register tile).
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(R"mlir(
+    gpu.module @m {
+      gpu.func @k() kernel {
+        %tx = gpu.thread_id x
+        %ty = gpu.thread_id y
+        %g = affine.apply affine_map<(d0, d1) -> (d1 * 1024 + d0 * 4)>(%tx, %ty) {kf.probe = "address"}
+        gpu.return
+      }
+    })mlir",
+                                                             &context);
+  ASSERT_TRUE(module);
+  kf::ThreadDependence threads;
+  Value address = probe(*module, "address");
+  EXPECT_EQ(threads.strideX(address), 4);
+  EXPECT_EQ(threads.strideY(address), 1024);
+  // The caches of the two dimensions are separate.
+  EXPECT_EQ(threads.strideX(address), 4);
 }
 
 } // namespace

@@ -26,6 +26,9 @@ struct KernelCost {
   /// The fraction of the copy bandwidth its bytes in flight can sustain
   /// (Little's law over the loads of one loop iteration; 1 = enough).
   double bandwidthFraction = 1;
+  /// The FMAs of its loops at the FMA peak, divided by the fraction of it
+  /// their shared-memory loads allow.
+  double fmaSeconds = 0;
   double seconds = 0;
 };
 

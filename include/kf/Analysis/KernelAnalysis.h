@@ -15,6 +15,8 @@
 #ifndef KF_ANALYSIS_KERNELANALYSIS_H
 #define KF_ANALYSIS_KERNELANALYSIS_H
 
+#include "kf/Analysis/SharedMemoryBanks.h"
+
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
@@ -39,13 +41,17 @@ struct MemoryAccess {
   unsigned elementBytes = 0, vectorWidth = 1;
   /// The accessed type as MLIR prints it (e.g. f32, vector<4xf32>).
   std::string typeName;
-  /// Elements between the addresses of consecutive threads along x.
-  std::optional<int64_t> elementStride;
+  /// Elements between the addresses of consecutive threads along x; along
+  /// y for shared memory (a warp of a block narrower than 32 threads spans
+  /// several thread rows).
+  std::optional<int64_t> elementStride, elementStrideY;
   AccessPattern pattern = AccessPattern::Unknown;
   /// Global memory: bytes used over bytes moved for a warp (1 = ideal).
   double efficiency = 0;
-  /// Shared memory: how many threads of a warp hit the same bank (1 = no
-  /// conflict); 0 when unknown.
+  /// Shared memory: the wavefronts one warp's access takes
+  /// (SharedMemoryBanks.h), and their ratio to the conflict-free count
+  /// (1 = no conflict; 0 when unknown).
+  std::optional<SharedWavefronts> wavefronts;
   unsigned bankConflictWays = 0;
   /// The innermost enclosing loop, and whether the address is the same in
   /// every iteration of it.
@@ -62,6 +68,12 @@ struct LoopFacts {
   std::optional<int64_t> tripCount;
   bool threadDependentBounds = false;
   unsigned globalLoads = 0;
+  /// Per iteration (ops directly in this loop, not in inner loops): fused
+  /// multiply-adds per thread (a vector FMA counts its lanes), and the
+  /// shared-memory wavefronts of one warp's loads (when every shared load
+  /// of the loop is modelled).
+  int64_t fmaPerThread = 0;
+  std::optional<int64_t> sharedLoadWavefronts;
 };
 
 class KernelAnalysis {
@@ -76,6 +88,11 @@ public:
   std::optional<std::array<int64_t, 3>> blockSize, gridSize;
   int64_t sharedBytes = 0, localBytes = 0;
   unsigned barriers = 0;
+  /// Asynchronous copies to shared memory (cp.async), and the pipeline
+  /// depth their waits allow: 1 + the most groups a wait leaves in flight
+  /// (1: every copy is waited for before the next is issued).
+  unsigned asyncCopies = 0;
+  std::optional<unsigned> asyncPipelineDepth;
   llvm::SmallVector<mlir::Operation *> divergentBranches;
   /// Barriers nested in a divergent branch (structured form).
   llvm::SmallVector<mlir::Operation *> divergentBarriers;

@@ -27,6 +27,9 @@ struct Ceilings {
   std::string device = "NVIDIA H200 (kf defaults)";
   double copyBytesPerSecond = 4.27e12;
   double fp32FlopsPerSecond = 50.9e12;
+  /// The FMA pipes' issue rate, what a kernel's shared-memory bound is a
+  /// fraction of: 132 SMs x 128 lanes x 2 FLOPs x 1.98 GHz.
+  double fp32PeakFlopsPerSecond = 66.9e12;
   double bf16FlopsPerSecond = 825e12;
   /// Data larger than this is not in L2 when read again (H200: 50 MiB).
   double l2Bytes = 50.0 * 1024 * 1024;
@@ -35,7 +38,8 @@ struct Ceilings {
   double sharedBytesPerBlock = 227.0 * 1024;
 
   /// Reads a JSON file {"device": ..., "copy_bytes_per_second": ...,
-  /// "fp32_flops_per_second": ..., "bf16_flops_per_second": ..., "l2_bytes":
+  /// "fp32_flops_per_second": ..., "fp32_peak_flops_per_second": ...,
+  /// "bf16_flops_per_second": ..., "l2_bytes":
   /// ..., "shared_bytes_per_block": ...}; fields not given keep their
   /// defaults.
   static llvm::Expected<Ceilings> load(llvm::StringRef path);
