@@ -16,31 +16,31 @@ out=${1:-/tmp/kf-gemm-worklog}
 mkdir -p "$out/genomes"
 
 # name, then the GEMM genes (bm bn bk tm tn stages [min blocks per SM
-# [block group]]);
+# [block group [interleave: 1, the default, or 0]]]);
 # "naive" and "staged"
 # are the earlier generators: one output per thread, and the shared-memory
 # stage gene (64x64 blocks of 4x4 outputs, K tiles of 16, steps of 4).
+# Tiles of 8 contiguous columns per thread (tn 8) store B's tile
+# interleaved unless the last field is 0.
 variants=(
   "naive"
   "staged-64x64x16"
   "gemm-128x128x8-2stages 128 128 8 8 8 2"
-  "gemm-128x128x8-3stages 128 128 8 8 8 3"
   "gemm-128x128x8-4stages 128 128 8 8 8 4"
-  "gemm-128x128x8-5stages 128 128 8 8 8 5"
+  "gemm-128x128x8-4stages-2blocks-plain 128 128 8 8 8 4 2 0 0"
+  "gemm-128x128x8-4stages-2blocks 128 128 8 8 8 4 2"
+  "gemm-128x128x8-3stages-2blocks 128 128 8 8 8 3 2"
+  "gemm-128x128x8-6stages-2blocks 128 128 8 8 8 6 2"
+  "gemm-128x128x8-4stages-2blocks-group8 128 128 8 8 8 4 2 8"
   "gemm-128x128x16-2stages 128 128 16 8 8 2"
   "gemm-128x128x16-3stages 128 128 16 8 8 3"
+  "gemm-128x128x16-3stages-2blocks-plain 128 128 16 8 8 3 2 0 0"
   "gemm-128x128x16-3stages-2blocks 128 128 16 8 8 3 2"
-  "gemm-128x128x8-4stages-2blocks 128 128 8 8 8 4 2"
   "gemm-128x64x16-3stages 128 64 16 8 4 3"
-  "gemm-128x64x16-2stages 128 64 16 8 4 2"
   "gemm-128x64x16-4stages 128 64 16 8 4 4"
-  "gemm-128x128x8-6stages 128 128 8 8 8 6"
-  "gemm-128x128x8-6stages-2blocks 128 128 8 8 8 6 2"
-  "gemm-64x64x16-3stages 64 64 16 4 4 3"
-  "gemm-64x64x16-4stages 64 64 16 4 4 4"
   "gemm-128x64x16-4stages-group8 128 64 16 8 4 4 0 8"
-  "gemm-128x64x16-4stages-group4 128 64 16 8 4 4 0 4"
   "gemm-128x64x16-4stages-group16 128 64 16 8 4 4 0 16"
+  "gemm-64x64x16-3stages 64 64 16 4 4 3"
 )
 fill='{"block": [4, 64], "threads": [4, 64], "vector": 1, "step": 0}'
 args=()
@@ -53,7 +53,7 @@ for v in "${variants[@]}"; do
   staged-*)
     op='{"block": [64, 64], "threads": [16, 16], "vector": 1, "step": 4, "stage": 16}' ;;
   *)
-    op="{\"block\": [$2, $3], \"threads\": [$(($2 / $5)), $(($3 / $6))], \"vector\": 1, \"step\": 0, \"gemm\": {\"bm\": $2, \"bn\": $3, \"bk\": $4, \"tm\": $5, \"tn\": $6, \"stages\": $7, \"min_blocks\": ${8:-0}, \"group\": ${9:-0}}}" ;;
+    op="{\"block\": [$2, $3], \"threads\": [$(($2 / $5)), $(($3 / $6))], \"vector\": 1, \"step\": 0, \"gemm\": {\"bm\": $2, \"bn\": $3, \"bk\": $4, \"tm\": $5, \"tn\": $6, \"stages\": $7, \"min_blocks\": ${8:-0}, \"group\": ${9:-0}, \"interleave\": $([ "${10:-1}" = 0 ] && echo false || echo true)}}" ;;
   esac
   echo "{\"fuse\": false, \"collapse\": false, \"splits\": [], \"ops\": [$fill, $op]}" > "$out/genomes/$name.json"
   args+=(--schedule "$out/genomes/$name.json")

@@ -56,6 +56,8 @@ llvm::json::Value kf::toJSON(const ContractionTile &tile) {
     object["min_blocks"] = tile.minBlocksPerSM;
   if (tile.blockGroup > 0)
     object["group"] = tile.blockGroup;
+  if (!tile.interleave)
+    object["interleave"] = false;
   return object;
 }
 
@@ -67,7 +69,8 @@ bool kf::fromJSON(const llvm::json::Value &value, ContractionTile &tile,
          mapper.map("tm", tile.threadM) && mapper.map("tn", tile.threadN) &&
          mapper.map("stages", tile.stages) &&
          mapper.mapOptional("min_blocks", tile.minBlocksPerSM) &&
-         mapper.mapOptional("group", tile.blockGroup);
+         mapper.mapOptional("group", tile.blockGroup) &&
+         mapper.mapOptional("interleave", tile.interleave);
 }
 
 std::optional<std::string>
@@ -239,6 +242,31 @@ SmallVector<int64_t> copyVectorShape(ArrayRef<int64_t> shape, int64_t threads) {
   return perThread;
 }
 
+/// The 16-byte chunks of a row of operand `index`'s shared tile that one
+/// thread reads together: its thread tile along the operand's contiguous
+/// dimension when that is M or N (A read down M, B along N), in chunks; 1
+/// when the thread reads at most one chunk there, or along K (every lane of
+/// a pass then reads the same row).
+int64_t interleavedChunks(linalg::LinalgOp op, unsigned index,
+                          const kf::ContractionLoops &loops,
+                          const kf::ContractionTile &tile) {
+  OpOperand *operand = op.getDpsInputOperand(index);
+  AffineMap map = op.getMatchingIndexingMap(operand);
+  auto type = dyn_cast<ShapedType>(operand->get().getType());
+  if (!tile.interleave || map.getNumResults() == 0 || !type ||
+      !type.getElementType().isIntOrFloat())
+    return 1;
+  int64_t elementBytes = type.getElementType().getIntOrFloatBitWidth() / 8;
+  if (elementBytes == 0 || 16 % elementBytes)
+    return 1;
+  int64_t chunk = 16 / elementBytes;
+  unsigned loop = cast<AffineDimExpr>(map.getResults().back()).getPosition();
+  int64_t extent = loop == loops.mLoop   ? tile.threadM
+                   : loop == loops.nLoop ? tile.threadN
+                                         : 0;
+  return extent % chunk == 0 ? extent / chunk : 1;
+}
+
 /// The tile of operand `index` of the contraction as the block copies it.
 SmallVector<int64_t> operandTile(linalg::LinalgOp op, unsigned index,
                                  const kf::ContractionLoops &loops,
@@ -396,6 +424,19 @@ void kf::renderContractionTiling(llvm::raw_ostream &os, unsigned index,
        << " = transform.structured.bufferize_to_allocation %gcopyforall" << name
        << " {memory_space = 3, bufferize_destination_only} : "
           "!transform.any_op\n";
+    // Threads reading several 16-byte chunks of one row of this tile (8
+    // contiguous columns of B) would start T x 16 bytes apart in a
+    // quarter-warp: kf-interleave-shared-columns stores the chunks
+    // interleaved (CUTLASS interleaves the thread's columns instead).
+    if (int64_t chunks = interleavedChunks(op, operand, loops, tile);
+        chunks > 1)
+      os << "    %gsmemop" << name << " = transform.get_defining_op %gsmem"
+         << name << " : (!transform.any_value) -> !transform.any_op\n"
+         << "    %gilv" << name << " = transform.param.constant " << chunks
+         << " : i64 -> !transform.any_param\n"
+         << "    transform.annotate %gsmemop" << name
+         << " \"kf.interleave_columns\" = %gilv" << name
+         << " : !transform.any_op, !transform.any_param\n";
   }
   os << "    %gthread" << i << ", %gtforall" << i
      << " = transform.structured.tile_using_forall %gpadded" << i
@@ -466,11 +507,11 @@ void kf::renderContractionPipeline(llvm::raw_ostream &os, unsigned index,
      << " = transform.apply_registered_pass \"kf-forward-vector-transfers\" "
         "to %gkfhoisted"
      << i << " : (!transform.any_op) -> !transform.any_op\n"
-     << "    %glaunch" << i
+     << "    %gcontract" << i
      << " = transform.structured.match attributes{kf.gemm_kernel" << i
      << "} in %gforwarded" << i
      << " : (!transform.any_op) -> !transform.any_op\n"
-     << "    transform.apply_patterns to %glaunch" << i << " {\n"
+     << "    transform.apply_patterns to %gcontract" << i << " {\n"
      << "      transform.apply_patterns.vector.lower_contraction "
         "lowering_strategy = \"outerproduct\"\n"
      << "      transform.apply_patterns.vector.lower_outerproduct\n"
@@ -478,7 +519,18 @@ void kf::renderContractionPipeline(llvm::raw_ostream &os, unsigned index,
      << "      transform.apply_patterns.vector.lower_transfer "
         "max_transfer_rank = 1\n"
      << "      transform.apply_patterns.canonicalization\n"
-     << "    } {apply_cse} : !transform.any_op\n";
+     << "    } {apply_cse} : !transform.any_op\n"
+     // Operand tiles marked kf.interleave_columns (renderContractionTiling)
+     // take their interleaved layout, copies and reads alike, before the
+     // ring buffer is made (memref.multibuffer drops the mark).
+     << "    %ginterleaved" << i
+     << " = transform.apply_registered_pass \"kf-interleave-shared-columns\" "
+        "to %gforwarded"
+     << i << " : (!transform.any_op) -> !transform.any_op\n"
+     << "    %glaunch" << i
+     << " = transform.structured.match attributes{kf.gemm_kernel" << i
+     << "} in %ginterleaved" << i
+     << " : (!transform.any_op) -> !transform.any_op\n";
   // The ring buffer: each workgroup buffer gets `stages` slots.
   os << "    %gallocs" << i
      << " = transform.structured.match ops{[\"memref.alloc\"]} in %glaunch" << i
@@ -501,7 +553,7 @@ void kf::renderContractionPipeline(llvm::raw_ostream &os, unsigned index,
      // above, the launch is not) makes them one and drops the barrier.
      << "    %gmerged" << i
      << " = transform.apply_registered_pass \"kf-merge-async-copy-groups\" "
-        "to %gforwarded"
+        "to %ginterleaved"
      << i << " : (!transform.any_op) -> !transform.any_op\n"
      << "    %gasync" << i
      << " = transform.structured.match attributes{kf.gemm_kernel" << i

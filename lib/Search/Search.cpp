@@ -69,6 +69,8 @@ std::string kf::describeGenome(const Schedule &genome) {
       if (tile.blockGroup > 1)
         part += llvm::formatv(", blocks in groups of {0} rows", tile.blockGroup)
                     .str();
+      if (!tile.interleave)
+        part += ", operand tiles not interleaved";
       append(part);
       continue;
     }

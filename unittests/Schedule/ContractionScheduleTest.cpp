@@ -278,6 +278,24 @@ TEST_F(ContractionScheduleTest, BlockGroupGene) {
   EXPECT_FALSE(grid == grouped);
 }
 
+TEST_F(ContractionScheduleTest, InterleaveGene) {
+  // Interleaved operand tiles are the default; the genome names only the
+  // exception.
+  kf::Schedule schedule;
+  schedule.ops.resize(2);
+  schedule.ops[1].contraction = {128, 128, 8, 8, 8, 4, 2, 0};
+  EXPECT_TRUE(schedule.ops[1].contraction.interleave);
+  EXPECT_EQ(
+      kf::toJSON(schedule.ops[1].contraction).getAsObject()->get("interleave"),
+      nullptr);
+  schedule.ops[1].contraction.interleave = false;
+  std::optional<kf::Schedule> copy = roundTrip(schedule);
+  ASSERT_TRUE(copy);
+  EXPECT_FALSE(copy->ops[1].contraction.interleave);
+  kf::ContractionTile interleaved{128, 128, 8, 8, 8, 4, 2, 0};
+  EXPECT_FALSE(interleaved == schedule.ops[1].contraction);
+}
+
 TEST_F(ContractionScheduleTest, ScheduleJSONKeepsTheKOuterCopies) {
   for (kf::KOuterCopies copies : {kf::KOuterCopies::B, kf::KOuterCopies::AB}) {
     kf::Schedule schedule;

@@ -1,5 +1,4 @@
-//===- SharedMemoryBanks.h - How a warp's shared access is served -*- C++
-//-*-===//
+//===- SharedMemoryBanks.h - Wavefronts of shared accesses -----*- C++ -*-===//
 //
 // The shared-memory model of kf's diagnosis: the SM serves shared memory
 // from 32 banks of 4 bytes, one 128-byte wavefront per cycle. A warp-wide

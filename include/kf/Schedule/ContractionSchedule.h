@@ -52,6 +52,12 @@ struct ContractionTile {
   /// resident at once share operand rows and columns in L2; 0 or 1 is the
   /// grid's row-major order.
   int64_t blockGroup = 0;
+  /// Whether operand tiles that threads read several 16-byte chunks of
+  /// per row (B under 8 contiguous columns per thread) are stored with
+  /// their chunks interleaved (kf-interleave-shared-columns), which keeps
+  /// those reads free of bank conflicts. On unless the genome says
+  /// "interleave": false.
+  bool interleave = true;
 
   bool isSet() const { return blockM > 0; }
   int64_t numThreads() const { return (blockM / threadM) * (blockN / threadN); }
@@ -64,12 +70,12 @@ struct ContractionTile {
            blockK == other.blockK && threadM == other.threadM &&
            threadN == other.threadN && stages == other.stages &&
            minBlocksPerSM == other.minBlocksPerSM &&
-           blockGroup == other.blockGroup;
+           blockGroup == other.blockGroup && interleave == other.interleave;
   }
 };
 
 /// {"bm", "bn", "bk", "tm", "tn", "stages", "min_blocks" (optional, 0),
-/// "group" (optional, 0)}.
+/// "group" (optional, 0), "interleave" (optional, true)}.
 llvm::json::Value toJSON(const ContractionTile &tile);
 bool fromJSON(const llvm::json::Value &value, ContractionTile &tile,
               llvm::json::Path path);

@@ -278,6 +278,39 @@ def KFSwizzleBlockOrder
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def KFInterleaveSharedColumns : Pass<"kf-interleave-shared-columns"> {
+  let summary = "Store a shared buffer's 16-byte chunks interleaved, so that wide per-thread reads are conflict-free";
+  let description = [{
+    A workgroup `memref.alloc` marked `kf.interleave_columns = T` is read
+    by thread groups of T 16-byte chunks (the GEMM kernel's B tile read by
+    threads of 8 contiguous columns: T = 2). Read in place, the lanes of a
+    quarter-warp pass start T x 16 bytes apart: a T-way bank conflict.
+    This pass stores each row's chunks transposed: chunk q = g * T + j
+    (thread group g, its j-th chunk) at position j * G + g, where G is the
+    number of groups in a row, so that the j-th chunks of consecutive
+    groups are adjacent. Every access of the buffer takes the permuted
+    column `c' = ((c / s) mod T) * G * s + ((c / s) / T) * s + c mod s`
+    (s: elements per chunk, as a composed `affine.apply`); accesses wider
+    than a chunk (1-D `vector.load` and `vector.store`; transfers of any
+    rank along their last dimension) become one per chunk. Supported
+    accesses: `nvgpu.device_async_copy` into the buffer,
+    `vector.load`/`store`, `vector.transfer_read`/`write` with a minor
+    identity map, in bounds along the row and unmasked,
+    `memref.load`/`store`, each provably within one
+    chunk or on whole chunks (the column a known multiple: constants,
+    sums, products, `affine.apply`). All or nothing: a buffer with any
+    other use keeps its layout (counted in `num-skipped`). Rows that do not
+    hold whole groups are left as they are. The attribute is removed.
+  }];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::vector::VectorDialect"];
+  let statistics = [
+    Statistic<"numInterleaved", "num-interleaved", "Buffers interleaved">,
+    Statistic<"numSkipped", "num-skipped",
+              "Marked buffers left in place (an unsupported access, or rows that do not hold whole groups)">
+  ];
+}
+
 def KFMergeAsyncCopyGroups : Pass<"kf-merge-async-copy-groups"> {
   let summary = "Issue a pipeline stage's cp.async copies as one group, without the barriers between them";
   let description = [{
