@@ -243,10 +243,11 @@ SmallVector<int64_t> copyVectorShape(ArrayRef<int64_t> shape, int64_t threads) {
 }
 
 /// The 16-byte chunks of a row of operand `index`'s shared tile that one
-/// thread reads together: its thread tile along the operand's contiguous
-/// dimension when that is M or N (A read down M, B along N), in chunks; 1
-/// when the thread reads at most one chunk there, or along K (every lane of
-/// a pass then reads the same row).
+/// thread reads together, when consecutive lanes read consecutive pieces
+/// of that row: the thread tile along N (mapped to thread x) when N is the
+/// operand's contiguous dimension (B), in chunks. 1 otherwise: rows along
+/// K or M are read by lanes of one thread row (M goes to thread y), all at
+/// one address per quarter-warp pass, which no layout can improve.
 int64_t interleavedChunks(linalg::LinalgOp op, unsigned index,
                           const kf::ContractionLoops &loops,
                           const kf::ContractionTile &tile) {
@@ -261,10 +262,9 @@ int64_t interleavedChunks(linalg::LinalgOp op, unsigned index,
     return 1;
   int64_t chunk = 16 / elementBytes;
   unsigned loop = cast<AffineDimExpr>(map.getResults().back()).getPosition();
-  int64_t extent = loop == loops.mLoop   ? tile.threadM
-                   : loop == loops.nLoop ? tile.threadN
-                                         : 0;
-  return extent % chunk == 0 ? extent / chunk : 1;
+  if (loop != loops.nLoop || tile.threadN % chunk)
+    return 1;
+  return tile.threadN / chunk;
 }
 
 /// The tile of operand `index` of the contraction as the block copies it.
