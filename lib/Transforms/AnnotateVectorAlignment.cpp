@@ -1,5 +1,6 @@
 //===- AnnotateVectorAlignment.cpp - Alignment of vector accesses ---------===//
 
+#include "kf/Analysis/KnownDivisor.h"
 #include "kf/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -22,33 +23,11 @@ static constexpr int64_t kArgumentAlignment = 256;
 
 namespace {
 
-/// A positive integer known to divide `value` (1 when nothing is known).
-int64_t knownDivisor(Value value, unsigned depth = 0) {
-  if (depth > 16)
-    return 1;
-  APInt constant;
-  if (matchPattern(value, m_ConstantInt(&constant))) {
-    int64_t c = std::abs(constant.getSExtValue());
-    return c == 0 ? kArgumentAlignment : c;
-  }
-  Operation *def = value.getDefiningOp();
-  if (!def)
-    return 1;
-  if (auto mul = dyn_cast<arith::MulIOp>(def))
-    return knownDivisor(mul.getLhs(), depth + 1) *
-           knownDivisor(mul.getRhs(), depth + 1);
-  if (isa<arith::AddIOp, arith::SubIOp>(def))
-    return std::gcd(knownDivisor(def->getOperand(0), depth + 1),
-                    knownDivisor(def->getOperand(1), depth + 1));
-  if (auto shl = dyn_cast<arith::ShLIOp>(def)) {
-    APInt shift;
-    if (matchPattern(shl.getRhs(), m_ConstantInt(&shift)) &&
-        shift.getZExtValue() < 32)
-      return knownDivisor(shl.getLhs(), depth + 1) << shift.getZExtValue();
-  }
-  if (auto cast = dyn_cast<arith::IndexCastOp>(def))
-    return knownDivisor(cast.getIn(), depth + 1);
-  return 1;
+/// A positive integer known to divide `value` (1 when nothing is known); a
+/// known zero is as aligned as the runtime's kernel arguments.
+int64_t knownDivisor(Value value) {
+  int64_t divisor = kf::knownDivisor(value);
+  return divisor == 0 ? kArgumentAlignment : divisor;
 }
 
 /// Alignment in bytes of an access at `indices` of `base`, or 0 if unknown.

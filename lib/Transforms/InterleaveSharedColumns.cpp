@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kf/Analysis/KnownDivisor.h"
 #include "kf/Transforms/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -23,9 +24,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/IR/Matchers.h"
-
-#include <numeric>
 
 namespace kf {
 #define GEN_PASS_DEF_KFINTERLEAVESHAREDCOLUMNS
@@ -37,72 +35,6 @@ using namespace mlir;
 namespace {
 constexpr llvm::StringLiteral kInterleaveAttr = "kf.interleave_columns";
 constexpr int64_t kChunkBytes = 16;
-
-/// The largest power of two `value` is known to be a multiple of (1 when
-/// nothing is known; 0 stands for the value 0). Follows constants, sums,
-/// products and shifts by constants, casts and affine.apply.
-int64_t knownDivisor(Value value, unsigned depth = 0) {
-  constexpr int64_t kLimit = int64_t(1) << 30;
-  APInt constant;
-  if (matchPattern(value, m_ConstantInt(&constant))) {
-    int64_t c = constant.getSExtValue();
-    return c == 0 ? 0 : std::min(kLimit, c & -c);
-  }
-  Operation *op = value.getDefiningOp();
-  if (!op || depth > 16)
-    return 1;
-  auto gcd = [](int64_t a, int64_t b) { return std::gcd(a, b); };
-  auto operand = [&](unsigned i) {
-    return knownDivisor(op->getOperand(i), depth + 1);
-  };
-  if (isa<arith::AddIOp, arith::SubIOp>(op))
-    return gcd(operand(0), operand(1));
-  if (isa<arith::MulIOp>(op)) {
-    int64_t a = operand(0), b = operand(1);
-    if (a == 0 || b == 0)
-      return 0;
-    return std::min(kLimit, a * b);
-  }
-  if (isa<arith::ShLIOp>(op)) {
-    APInt shift;
-    if (matchPattern(op->getOperand(1), m_ConstantInt(&shift)) &&
-        shift.getSExtValue() < 30)
-      return std::min(kLimit, operand(0) << shift.getSExtValue());
-    return 1;
-  }
-  if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(op))
-    return operand(0);
-  if (auto apply = dyn_cast<affine::AffineApplyOp>(op)) {
-    AffineMap map = apply.getAffineMap();
-    unsigned numDims = map.getNumDims();
-    std::function<int64_t(AffineExpr)> divisor = [&](AffineExpr e) -> int64_t {
-      if (auto c = dyn_cast<AffineConstantExpr>(e))
-        return c.getValue() == 0
-                   ? 0
-                   : std::min(kLimit, c.getValue() & -c.getValue());
-      if (auto d = dyn_cast<AffineDimExpr>(e))
-        return knownDivisor(apply.getOperand(d.getPosition()), depth + 1);
-      if (auto s = dyn_cast<AffineSymbolExpr>(e))
-        return knownDivisor(apply.getOperand(numDims + s.getPosition()),
-                            depth + 1);
-      auto binary = cast<AffineBinaryOpExpr>(e);
-      int64_t l = divisor(binary.getLHS()), r = divisor(binary.getRHS());
-      switch (e.getKind()) {
-      case AffineExprKind::Add:
-        return gcd(l, r);
-      case AffineExprKind::Mul:
-        return l == 0 || r == 0 ? 0 : std::min(kLimit, l * r);
-      case AffineExprKind::Mod:
-        // x mod m = x - m * floor(x / m): a multiple of gcd(d(x), d(m)).
-        return gcd(l, r);
-      default:
-        return 1;
-      }
-    };
-    return divisor(map.getResult(0));
-  }
-  return 1;
-}
 
 /// How one access of the buffer is rewritten: its op, the position of the
 /// column among its operands, and the elements it moves along the row.
@@ -142,9 +74,8 @@ FailureOr<SmallVector<Access>> collectAccesses(memref::AllocOp alloc,
   // An access of `width` elements at column `column`: within one chunk, or
   // whole chunks from a chunk boundary.
   auto fits = [&](Value column, int64_t width) {
-    int64_t divisor = knownDivisor(column);
-    int64_t alignment = width <= layout.chunk ? width : layout.chunk;
-    bool aligned = divisor == 0 || divisor % alignment == 0;
+    bool aligned = kf::isKnownMultipleOf(
+        column, width <= layout.chunk ? width : layout.chunk);
     if (width <= layout.chunk)
       return layout.chunk % width == 0 && aligned;
     return width % layout.chunk == 0 && aligned;

@@ -102,3 +102,55 @@ TEST_F(KnownConstantTest, ArithForms) {
 }
 
 } // namespace
+
+#include "kf/Analysis/KnownDivisor.h"
+
+namespace {
+
+TEST_F(KnownConstantTest, KnownDivisors) {
+  // Powers of two an index is a multiple of: the column of a thread's
+  // 8-wide tile (8), a copy's column (4, through a mod by 32), an offset by
+  // one (1), a constant zero (0: every power of two).
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(R"mlir(
+    gpu.module @m {
+      gpu.func @k(%n: index) kernel {
+        %c0 = arith.constant {kf.probe = "c0"} 0 : index
+        %c12 = arith.constant 12 : index
+        %tx = gpu.thread_id x
+        %a = affine.apply affine_map<(d0) -> (d0 * 8)>(%tx) {kf.probe = "tile"}
+        %b = affine.apply affine_map<(d0) -> ((d0 mod 32) * 4)>(%tx) {kf.probe = "copy"}
+        %c = affine.apply affine_map<(d0) -> (d0 * 8 + 1)>(%tx) {kf.probe = "odd"}
+        %d = arith.muli %tx, %c12 {kf.probe = "times12"} : index
+        %e = arith.addi %d, %n {kf.probe = "plusarg"} : index
+        %f = arith.addi %c0, %a {kf.probe = "zero"} : index
+        gpu.return
+      }
+    })mlir",
+                                                             &context);
+  ASSERT_TRUE(module);
+  auto divisor = [&](StringRef name) {
+    Value found;
+    module->walk([&](Operation *op) {
+      if (auto attr = op->getAttrOfType<StringAttr>("kf.probe"))
+        if (attr.getValue() == name)
+          found = op->getResult(0);
+    });
+    return kf::knownDivisor(found);
+  };
+  EXPECT_EQ(divisor("tile"), 8);
+  EXPECT_EQ(divisor("copy"), 4);
+  EXPECT_EQ(divisor("odd"), 1);
+  EXPECT_EQ(divisor("times12"), 4);
+  EXPECT_EQ(divisor("plusarg"), 1);
+  EXPECT_EQ(divisor("zero"), 8);
+  EXPECT_EQ(divisor("c0"), 0);
+  Value zero;
+  module->walk([&](Operation *op) {
+    if (auto attr = op->getAttrOfType<StringAttr>("kf.probe");
+        attr && attr.getValue() == "c0")
+      zero = op->getResult(0);
+  });
+  EXPECT_TRUE(kf::isKnownMultipleOf(zero, 16));
+}
+
+} // namespace
