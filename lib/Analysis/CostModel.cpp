@@ -93,12 +93,9 @@ CostPrediction kf::predictCost(ArrayRef<KernelAnalysis> kernels,
           executions *= outer->tripCount
                             ? std::max<int64_t>(1, *outer->tripCount)
                             : kUnknownTrips;
-      double bound = 1;
-      if (loop.sharedLoadWavefronts)
-        bound = std::min(1.0, loop.fmaPerThread / 4.0 /
-                                  double(*loop.sharedLoadWavefronts));
-      cost.fmaSeconds += 2 * threads * executions * loop.fmaPerThread /
-                         (ceilings.fp32PeakFlopsPerSecond * bound);
+      cost.fmaSeconds +=
+          2 * threads * executions * loop.fmaPerThread /
+          (ceilings.fp32PeakFlopsPerSecond * loop.fmaPeakBound());
     }
     cost.seconds = kLaunchSeconds + std::max(memorySeconds, cost.fmaSeconds);
     prediction.kernels.push_back(cost);

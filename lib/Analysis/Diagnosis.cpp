@@ -14,8 +14,6 @@ static constexpr int64_t kThreadSlots = 132 * 2048;
 /// Bytes that must be in flight per SM to sustain the copy bandwidth
 /// (Little's law): 4.27 TB/s x ~700 ns of DRAM latency / 132 SMs.
 static constexpr int64_t kBytesInFlightPerSM = 22600;
-/// Warp-wide FMA instructions an SM issues per cycle (4 x 32 lanes).
-static constexpr int64_t kWarpFmasPerCycle = 4;
 /// A loop whose shared-memory wavefronts cap it below this fraction of the
 /// FMA peak is reported.
 static constexpr double kSharedBoundFraction = 0.9;
@@ -149,8 +147,8 @@ SmallVector<Finding> kf::diagnoseKernel(const KernelAnalysis &analysis) {
   for (const LoopFacts &loop : analysis.loops) {
     if (loop.fmaPerThread == 0 || !loop.sharedLoadWavefronts)
       continue;
-    double fmaCycles = loop.fmaPerThread / double(kWarpFmasPerCycle);
-    double bound = std::min(1.0, fmaCycles / *loop.sharedLoadWavefronts);
+    double fmaCycles = loop.fmaCycles();
+    double bound = loop.fmaPeakBound();
     if (bound >= kSharedBoundFraction)
       continue;
     add("shared-memory-bound", "warning", loop.op,

@@ -22,6 +22,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/JSON.h"
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <string>
@@ -74,6 +75,19 @@ struct LoopFacts {
   /// of the loop is modelled).
   int64_t fmaPerThread = 0;
   std::optional<int64_t> sharedLoadWavefronts;
+
+  /// Warp-wide FMA instructions an SM issues per cycle (4 x 32 lanes).
+  static constexpr int64_t kWarpFmasPerCycle = 4;
+  /// Cycles of an SM's FMA pipes one warp's iteration takes.
+  double fmaCycles() const { return fmaPerThread / double(kWarpFmasPerCycle); }
+  /// The fraction of the FMA peak the shared-memory loads allow (one
+  /// wavefront per cycle): min(1, fmaCycles / wavefronts); 1 when the
+  /// loads are not modelled or there are none.
+  double fmaPeakBound() const {
+    if (!sharedLoadWavefronts || *sharedLoadWavefronts == 0)
+      return 1;
+    return std::min(1.0, fmaCycles() / double(*sharedLoadWavefronts));
+  }
 };
 
 class KernelAnalysis {
