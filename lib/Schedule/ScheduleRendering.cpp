@@ -343,11 +343,21 @@ renderLaneTiling(llvm::raw_ostream &os, unsigned index, const ScheduledOp &info,
     return op.emitError() << "the schedule asks for " << lanes * groups
                           << " threads per block; a CUDA block holds at most "
                              "1024";
+  // kf-distribute-reductions rewrites linalg.generic ops: a named op (a
+  // matrix-vector product) is generalized first.
+  std::string marked = llvm::formatv("%block{0}", index).str();
+  if (!isa<linalg::GenericOp>(op.getOperation())) {
+    os << llvm::formatv(
+        "    %lgeneric{0} = transform.structured.generalize "
+        "%block{0} : (!transform.any_op) -> !transform.any_op\n",
+        index);
+    marked = llvm::formatv("%lgeneric{0}", index).str();
+  }
   os << llvm::formatv("    %lanes{0} = transform.param.constant {1} : i64 -> "
                       "!transform.param<i64>\n"
-                      "    transform.annotate %block{0} \"{2}\" = %lanes{0} : "
+                      "    transform.annotate {3} \"{2}\" = %lanes{0} : "
                       "!transform.any_op, !transform.param<i64>\n",
-                      index, lanes, kf::kReductionLanesAttrName);
+                      index, lanes, kf::kReductionLanesAttrName, marked);
   return SmallVector<int64_t, 3>{lanes, groups, 1};
 }
 } // namespace

@@ -54,8 +54,8 @@ struct Combiner {
 /// The combining op of a reduction body `yield combine(h, acc)`, where acc
 /// (the output's block argument) is used by that op alone and h does not
 /// depend on it; failure for any other body.
-FailureOr<Combiner> findCombiner(linalg::GenericOp op) {
-  Block *body = op.getBody();
+FailureOr<Combiner> findCombiner(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
   auto yield = cast<linalg::YieldOp>(body->getTerminator());
   BlockArgument acc = body->getArgument(op.getNumDpsInputs());
   Operation *combine = yield.getOperand(0).getDefiningOp();
@@ -89,7 +89,7 @@ Value combine(OpBuilder &b, Location loc, const Combiner &combiner, Value lhs,
 }
 
 /// The element type of `op`'s output, if it is 32 bits wide.
-bool hasLaneElementType(linalg::GenericOp op) {
+bool hasLaneElementType(linalg::LinalgOp op) {
   Type type = getElementTypeOrSelf(op.getDpsInitOperand(0)->get().getType());
   return type.isF32() || type.isInteger(32);
 }
@@ -452,10 +452,11 @@ bool kf::isValidReductionLanes(int64_t lanes) {
 }
 
 bool kf::isLaneReduction(linalg::LinalgOp op) {
-  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-  return generic && generic.getNumDpsInits() == 1 &&
-         generic.getNumReductionLoops() == 1 &&
-         succeeded(findCombiner(generic)) && hasLaneElementType(generic);
+  // Named ops (a linalg.matmul with one output column) qualify by their
+  // body; the schedule generalizes them before marking them, since the
+  // pass rewrites linalg.generic ops.
+  return op.getNumDpsInits() == 1 && op.getNumReductionLoops() == 1 &&
+         op.getBlock() && succeeded(findCombiner(op)) && hasLaneElementType(op);
 }
 
 namespace {

@@ -35,9 +35,9 @@ inline constexpr llvm::StringLiteral kReductionLanesAttrName =
 inline constexpr llvm::StringLiteral kRowLanesAttrName = "kf.row_lanes";
 
 /// Whether kf-distribute-reductions can rewrite `op` (on tensors or
-/// buffers): a linalg.generic with one reduction loop and one 32-bit
-/// output, whose body folds each element into it with one add, mul, max or
-/// min.
+/// buffers) once generalized: a linalg op with one reduction loop and one
+/// 32-bit output, whose body folds each element into it with one add, mul,
+/// max or min.
 bool isLaneReduction(mlir::linalg::LinalgOp op);
 
 /// Whether `op` is a named pooling op (linalg.pooling_*): a window reduction
