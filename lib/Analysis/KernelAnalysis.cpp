@@ -70,6 +70,25 @@ std::string kf::locationString(Operation *op) {
 }
 
 namespace {
+/// Whether a wait for cp.async groups is followed, before anything reads
+/// memory, by the commit of another group: the pipeline issues its next
+/// stage before it computes on the one it waited for
+/// (kf-pipeline-async-copies), so one stage more than the wait leaves is in
+/// flight during the compute.
+bool commitsBeforeReading(mlir::Operation *wait) {
+  using namespace mlir;
+  for (Operation *op = wait->getNextNode(); op; op = op->getNextNode()) {
+    if (isa<NVVM::CpAsyncCommitGroupOp, nvgpu::DeviceAsyncCreateGroupOp>(op))
+      return true;
+    if (op->getNumRegions() || isa<LLVM::LoadOp, vector::LoadOp,
+                                   vector::TransferReadOp, memref::LoadOp>(op))
+      return false;
+  }
+  return false;
+}
+} // namespace
+
+namespace {
 
 MemorySpace spaceOfAttr(Attribute space) {
   if (!space)
@@ -646,6 +665,8 @@ void KernelAnalysis::analyzeAccesses() {
       inFlight = wait.getN();
     else if (auto wait = dyn_cast<nvgpu::DeviceAsyncWaitOp>(op))
       inFlight = wait.getNumGroups().value_or(0);
+    if (inFlight && commitsBeforeReading(op))
+      ++*inFlight;
     if (inFlight)
       asyncPipelineDepth = std::max<unsigned>(asyncPipelineDepth.value_or(1),
                                               unsigned(*inFlight) + 1);

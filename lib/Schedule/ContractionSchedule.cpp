@@ -561,17 +561,26 @@ void kf::renderContractionPipeline(llvm::raw_ostream &os, unsigned index,
      << "    %gkloops" << i
      << " = transform.structured.match ops{[\"scf.for\"]} in %gasync" << i
      << " : (!transform.any_op) -> !transform.op<\"scf.for\">\n"
+     // kf-pipeline-async-copies, not upstream's pipeline_shared_memory_copies:
+     // upstream issues a stage's copies after the compute, into the slot
+     // just read, which costs a second barrier per K step; kf's pass issues
+     // them right after the wait's barrier into the slot read one iteration
+     // earlier (CUTLASS's multistage loop), stages - 1 in flight either way.
+     << "    transform.annotate %gkloops" << i
+     << " \"kf.pipeline_copies\" : !transform.op<\"scf.for\">\n"
      << "    %gpipelined" << i
-     << " = transform.nvgpu.pipeline_shared_memory_copies failures(propagate) "
-        "%gkloops"
-     << i << " {depth = " << tile.stages
-     << ", peel_epilogue} : (!transform.op<\"scf.for\">) -> "
-        "!transform.any_op\n";
+     << " = transform.apply_registered_pass \"kf-pipeline-async-copies\" to "
+        "%gmerged"
+     << i << " : (!transform.any_op) -> !transform.any_op\n"
+     << "    %gkernel" << i
+     << " = transform.structured.match attributes{kf.gemm_kernel" << i
+     << "} in %gpipelined" << i
+     << " : (!transform.any_op) -> !transform.any_op\n";
   if (tile.minBlocksPerSM > 0)
     os << "    %gattrs" << i
        << " = transform.param.constant {nvvm.minctasm = " << tile.minBlocksPerSM
        << " : i32} -> !transform.any_param\n"
-       << "    transform.annotate %gasync" << i
+       << "    transform.annotate %gkernel" << i
        << " \"kf.kernel_attrs\" = %gattrs" << i
        << " : !transform.any_op, !transform.any_param\n";
   // The block order is renumbered after the schedule, when the launch's
@@ -579,13 +588,13 @@ void kf::renderContractionPipeline(llvm::raw_ostream &os, unsigned index,
   if (tile.blockGroup > 1)
     os << "    %ggroup" << i << " = transform.param.constant "
        << tile.blockGroup << " : i64 -> !transform.any_param\n"
-       << "    transform.annotate %gasync" << i
+       << "    transform.annotate %gkernel" << i
        << " \"kf.block_group\" = %ggroup" << i
        << " : !transform.any_op, !transform.any_param\n";
   // The transfers left (the output tile's stores, the shared-memory reads)
   // become plain vector loads and stores, which kf-annotate-vector-alignment
   // can prove 16-byte aligned: 128-bit stores instead of 32-bit ones.
-  os << "    transform.apply_patterns to %gasync" << i << " {\n"
+  os << "    transform.apply_patterns to %gkernel" << i << " {\n"
      << "      transform.apply_patterns.vector.lower_transfer "
         "max_transfer_rank = 1\n"
      << "    } : !transform.any_op\n";

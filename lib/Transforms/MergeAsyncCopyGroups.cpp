@@ -14,6 +14,7 @@
 
 #include "kf/Transforms/Passes.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -95,6 +96,10 @@ bool neighbourhoodIsAsyncOnly(gpu::BarrierOp barrier, bool forward) {
   Block::iterator outside =
       forward ? std::next(loop->getIterator()) : loop->getIterator();
   std::optional<bool> beyond = trafficUpToBarrier(outside, outer, forward);
+  // The start and the end of a kernel order like barriers: no thread of the
+  // block runs anything before the first op or after the last.
+  if (!beyond && isa<gpu::LaunchOp>(outer->getParentOp()))
+    return true;
   return beyond && *beyond;
 }
 

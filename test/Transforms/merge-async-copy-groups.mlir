@@ -173,3 +173,50 @@ func.func @counted_wait_between(%a: memref<1024x1024xf32>, %out: memref<16xf32>)
   }
   return
 }
+
+// -----
+
+// No barrier before the loop: the kernel's start orders like one (no thread
+// runs anything before it), so the barrier between the groups still goes
+// (the GEMM kernel with a fused epilogue has no fill, and so no barrier,
+// before its K loop).
+
+// CHECK-LABEL: func.func @loop_at_kernel_start
+// CHECK: scf.for
+// CHECK: nvgpu.device_async_copy
+// CHECK-NOT: gpu.barrier
+// CHECK: nvgpu.device_async_copy
+// CHECK-NEXT: nvgpu.device_async_create_group
+// CHECK-NEXT: nvgpu.device_async_wait
+// CHECK-NEXT: gpu.barrier
+func.func @loop_at_kernel_start(%a: memref<1024x1024xf32>, %b: memref<1024x1024xf32>, %out: memref<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c1024 = arith.constant 1024 : index
+  %zero = arith.constant 0.0 : f32
+  gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c1, %z = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c16, %sy = %c1, %sz = %c1) {
+    %sa = memref.alloc() : memref<16x16xf32, 3>
+    %sb = memref.alloc() : memref<16x16xf32, 3>
+    %r = scf.for %k = %c0 to %c1024 step %c16 iter_args(%acc = %zero) -> (f32) {
+      %ta = nvgpu.device_async_copy %a[%tx, %k], %sa[%tx, %c0], 4 : memref<1024x1024xf32> to memref<16x16xf32, 3>
+      %ga = nvgpu.device_async_create_group %ta
+      nvgpu.device_async_wait %ga
+      gpu.barrier
+      %tb = nvgpu.device_async_copy %b[%k, %c0], %sb[%tx, %c0], 4 : memref<1024x1024xf32> to memref<16x16xf32, 3>
+      %gb = nvgpu.device_async_create_group %tb
+      nvgpu.device_async_wait %gb
+      gpu.barrier
+      %va = memref.load %sa[%tx, %c0] : memref<16x16xf32, 3>
+      %vb = memref.load %sb[%c0, %tx] : memref<16x16xf32, 3>
+      %s = arith.mulf %va, %vb : f32
+      %n = arith.addf %acc, %s : f32
+      gpu.barrier
+      scf.yield %n : f32
+    }
+    memref.store %r, %out[%tx] : memref<16xf32>
+    gpu.terminator
+  }
+  return
+}

@@ -103,8 +103,10 @@ public:
   int64_t sharedBytes = 0, localBytes = 0;
   unsigned barriers = 0;
   /// Asynchronous copies to shared memory (cp.async), and the pipeline
-  /// depth their waits allow: 1 + the most groups a wait leaves in flight
-  /// (1: every copy is waited for before the next is issued).
+  /// depth their waits allow: 1 + the most groups in flight while the
+  /// threads compute on the stage a wait waited for (the groups the wait
+  /// leaves, and one more when the next stage is committed before anything
+  /// is read); 1: every copy is waited for before the next is issued.
   unsigned asyncCopies = 0;
   std::optional<unsigned> asyncPipelineDepth;
   llvm::SmallVector<mlir::Operation *> divergentBranches;

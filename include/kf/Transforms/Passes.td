@@ -348,6 +348,38 @@ def KFMergeAsyncCopyGroups : Pass<"kf-merge-async-copy-groups"> {
   ];
 }
 
+def KFPipelineAsyncCopies : Pass<"kf-pipeline-async-copies"> {
+  let summary = "Software-pipeline a K loop of cp.async copies into a ring buffer, with one barrier per stage";
+  let description = [{
+    Pipelines each `scf.for` marked `kf.pipeline_copies` (the mark is
+    removed): a loop whose body issues `nvgpu.device_async_copy` ops into
+    workgroup ring buffers of S slots (`memref.multibuffer`), commits them as
+    a group, waits for that group, passes a barrier and computes on the
+    slot. The copies and their operands' slice become stage 0, everything
+    else the last stage, and the epilogue is peeled; each wait leaves the
+    right number of groups in flight.
+
+    Where it is safe, the pipelined body issues the copies of stage
+    i + S - 1 right after the barrier that follows the wait for stage i, and
+    the barrier that ended the body is erased: S - 1 stages are in flight
+    during the compute, with one barrier per iteration. Safe means: the
+    copies write the iteration's slot, `((iv - lb) floordiv step) mod S`,
+    of buffers nothing else in the loop writes; every read of those buffers
+    in the loop is of the same slot; and nothing else in the loop (but the
+    copies' own operands) touches memory. A prologue that is not preceded by a
+    barrier gets one. Otherwise the loop is pipelined as
+    `transform.nvgpu.pipeline_shared_memory_copies` does (depth S, copies
+    after the compute, the trailing barrier kept). A marked loop of another
+    shape, or with S or fewer iterations, is an error.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::nvgpu::NVGPUDialect"];
+  let statistics = [
+    Statistic<"numCopiesFirst", "copies-first", "Loops pipelined with their copies issued first and one barrier per stage">,
+    Statistic<"numFallback", "fallback", "Loops pipelined in upstream's order (copies after the compute, two barriers)">,
+  ];
+}
+
 def KFFuseElementwise : Pass<"kf-fuse-elementwise", "mlir::func::FuncOp"> {
   let summary = "Fuse elementwise producers into all their consumers (recomputing them)";
   let description = [{
