@@ -10,7 +10,7 @@
 // outer-product FMAs. The kernel is built from upstream transform ops (the
 // chain of ../shared/notes/contractions.md): pad, map_copy_to_threads,
 // bufferize_to_allocation into workgroup memory, multibuffer,
-// create_async_groups and pipeline_shared_memory_copies.
+// create_async_groups, and kf-pipeline-async-copies (one barrier per stage).
 //
 //===----------------------------------------------------------------------===//
 
@@ -87,7 +87,9 @@ std::optional<std::string> checkContractionTile(const ContractionLoops &loops,
 
 /// The tile the analytic model picks: the largest output tile that still
 /// gives every SM a block (132 SMs on the H200), a K step of 16 where K
-/// allows, and as many stages as fit in 48 KB of static shared memory.
+/// allows, and as many stages as fit in 48 KB of static shared memory;
+/// where A's tile is K-major and K is long (a compute-bound GEMM), 8x8
+/// outputs per thread with two blocks per SM (128x128x8 at 4096^3).
 /// Nullopt when no tile of the model's list divides the loops.
 std::optional<ContractionTile>
 defaultContractionTile(const ContractionLoops &loops);
