@@ -15,20 +15,28 @@ Bottleneck kf::predictBottleneck(const ProblemAnalysis &problem,
                                  const Ceilings &ceilings,
                                  const llvm::json::Array &kernelDiagnosis) {
   // A kernel's share of the work: threads x the trip counts of its loops
-  // (unknown trip counts count as 1000). Findings of kernels doing under 5%
-  // of the largest kernel's work (the combine step of a split reduction)
-  // do not decide what limits the whole candidate.
+  // (unknown trip counts count as 1000) x the most FMAs per thread one of
+  // its loops' iterations runs (at least 1: a GEMM kernel's K step runs
+  // 512, a transposing copy beside it one load and one store). Findings of
+  // kernels doing under 5% of the largest kernel's work (the combine step
+  // of a split reduction, the K-outer copy of a GEMM's operand) do not
+  // decide what limits the whole candidate.
   auto work = [](const llvm::json::Object &kernel) {
     double threads = 1;
     for (llvm::StringRef key : {"grid", "block"})
       if (const llvm::json::Array *sizes = kernel.getArray(key))
         for (const llvm::json::Value &size : *sizes)
           threads *= std::max<int64_t>(1, size.getAsInteger().value_or(1));
+    int64_t fmas = 1;
     if (const llvm::json::Array *loops = kernel.getArray("loops"))
-      for (const llvm::json::Value &loop : *loops)
-        threads *= std::max<int64_t>(
-            1, loop.getAsObject()->getInteger("trip_count").value_or(1000));
-    return threads;
+      for (const llvm::json::Value &loop : *loops) {
+        const llvm::json::Object &facts = *loop.getAsObject();
+        threads *=
+            std::max<int64_t>(1, facts.getInteger("trip_count").value_or(1000));
+        fmas = std::max<int64_t>(
+            fmas, facts.getInteger("fma_per_thread").value_or(1));
+      }
+    return threads * double(fmas);
   };
   double largest = 0;
   for (const llvm::json::Value &kernel : kernelDiagnosis)

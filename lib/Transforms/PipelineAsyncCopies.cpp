@@ -234,8 +234,8 @@ analyzeLoop(scf::ForOp loop,
     if (failed(getBackwardSlice(root, &slice, options)))
       return std::nullopt;
   shape.stage0.insert(slice.begin(), slice.end());
-  // The copies' slice must be theirs alone: no wait or barrier in it, and
-  // nothing of it between the wait and the barrier after it.
+  // The copies' slice must not hold the wait or its barrier (it becomes
+  // stage 0, issued stages ahead of them).
   if (shape.stage0.contains(shape.wait) ||
       shape.stage0.contains(shape.waitBarrier))
     return std::nullopt;
