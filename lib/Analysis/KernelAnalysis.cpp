@@ -86,9 +86,6 @@ bool commitsBeforeReading(mlir::Operation *wait) {
   }
   return false;
 }
-} // namespace
-
-namespace {
 
 MemorySpace spaceOfAttr(Attribute space) {
   if (!space)

@@ -17,8 +17,6 @@ constexpr int64_t kNumSMs = 132;
 constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
 /// Elements of one 16-byte copy of 4-byte elements.
 constexpr int64_t kCopyVector = 4;
-/// The shortest K for which the model counts a GEMM as compute-bound.
-constexpr int64_t kMinComputeK = 1024;
 /// Per SM: registers, shared memory (228 KB, 1 KB of it reserved per
 /// block), and at most 2048 threads.
 constexpr int64_t kRegistersPerSM = 65536;
@@ -200,8 +198,9 @@ kf::alternativeContractionTiles(const ContractionLoops &loops) {
       // ptxas (128 registers): without the cap it takes 129, and one block.
       // Only where the GEMM is compute-bound (K of 1024 and more: with a
       // short K the output's writes dominate, as in L1-7 and L1-9).
-      if (loops.aContiguousLoop == loops.mLoop && loops.k >= kMinComputeK &&
-          tile.threadM == 8 && tile.threadN == 8) {
+      if (loops.aContiguousLoop == loops.mLoop &&
+          loops.k >= kf::kMinComputeBoundK && tile.threadM == 8 &&
+          tile.threadN == 8) {
         score *= 1.06;
         if (resident >= 2)
           tile.minBlocksPerSM = 2;

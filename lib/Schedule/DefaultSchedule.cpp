@@ -25,8 +25,6 @@ static constexpr int64_t kMinSoftmaxChunk = 8192;
 
 /// The narrowest product (N) whose A gets a K-outer copy by default.
 static constexpr int64_t kMinNForACopy = 2048;
-/// The shortest K (a compute-bound GEMM) whose A gets a K-outer copy.
-static constexpr int64_t kMinKForACopy = 1024;
 
 /// Turns row and thread groups on where they form with `schedule`'s ops:
 /// reductions whose rows one all-parallel op consumes run in its kernel,
@@ -365,19 +363,15 @@ static FailureOr<kf::Schedule> buildDefault(func::FuncOp reference,
     // so it pays from N of about 1600 (2048 and up here) where K is long
     // enough for the GEMM to be compute-bound (1024 and up; with K = 64,
     // L1-7's time is its output's writes).
-    auto copies = [](const OpShape &shape, bool a) {
-      return shape.contraction && defaultContractionTile(*shape.contraction) &&
-             (a ? shape.contraction->aRowsAlongK &&
-                      shape.contraction->n >= kMinNForACopy &&
-                      shape.contraction->k >= kMinKForACopy
-                : shape.contraction->bRowsAlongK);
-    };
-    bool copyA = llvm::any_of(structure->shapes, [&](const OpShape &shape) {
-      return copies(shape, /*a=*/true);
-    });
-    bool copyB = llvm::any_of(structure->shapes, [&](const OpShape &shape) {
-      return copies(shape, /*a=*/false);
-    });
+    bool copyA = false, copyB = false;
+    for (const OpShape &shape : structure->shapes) {
+      if (!shape.contraction || !defaultContractionTile(*shape.contraction))
+        continue;
+      const ContractionLoops &loops = *shape.contraction;
+      copyA |= loops.aRowsAlongK && loops.n >= kMinNForACopy &&
+               loops.k >= kMinComputeBoundK;
+      copyB |= loops.bRowsAlongK;
+    }
     if (copyA || copyB) {
       schedule.kOuterCopies = copyA ? KOuterCopies::AB : KOuterCopies::B;
       structure = restructure(reference, schedule);

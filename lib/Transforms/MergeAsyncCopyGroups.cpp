@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "MemoryEffectsUtil.h"
 #include "kf/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -37,16 +38,7 @@ bool isAsyncCopyTraffic(Operation *op) {
   if (isa<nvgpu::DeviceAsyncCopyOp, nvgpu::DeviceAsyncCreateGroupOp,
           nvgpu::DeviceAsyncWaitOp>(op))
     return true;
-  if (op->getNumRegions() != 0)
-    return false;
-  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-  if (!effects)
-    return false;
-  SmallVector<MemoryEffects::EffectInstance> instances;
-  effects.getEffects(instances);
-  return llvm::all_of(instances, [](const MemoryEffects::EffectInstance &e) {
-    return isa<MemoryEffects::Allocate, MemoryEffects::Free>(e.getEffect());
-  });
+  return kf::onlyAllocatesOrFrees(op);
 }
 
 /// Whether the ops of `ops`, in order, are async-copy traffic up to a

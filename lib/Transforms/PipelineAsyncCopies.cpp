@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "MemoryEffectsUtil.h"
 #include "kf/Transforms/Passes.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
@@ -116,19 +117,6 @@ bool hasNoOwnEffects(Operation *op) {
     return instances.empty();
   }
   return op->hasTrait<OpTrait::HasRecursiveMemoryEffects>();
-}
-
-/// Whether `op` only allocates or frees memory (a workgroup buffer's
-/// memref.alloc), which orders nothing between threads.
-bool onlyAllocates(Operation *op) {
-  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-  if (!effects || op->getNumRegions())
-    return false;
-  SmallVector<MemoryEffects::EffectInstance> instances;
-  effects.getEffects(instances);
-  return llvm::all_of(instances, [](const MemoryEffects::EffectInstance &e) {
-    return isa<MemoryEffects::Allocate, MemoryEffects::Free>(e.getEffect());
-  });
 }
 
 /// Whether dropping the barrier that ends the body and issuing the copies
@@ -345,7 +333,8 @@ struct KFPipelineAsyncCopiesPass
     // The prologue writes the first slots: every thread must be done with
     // whatever read them before the loop (an earlier tile's epilogue).
     Operation *before = loop->getPrevNode();
-    while (before && (isMemoryEffectFree(before) || onlyAllocates(before)))
+    while (before &&
+           (isMemoryEffectFree(before) || kf::onlyAllocatesOrFrees(before)))
       before = before->getPrevNode();
     rewriter.setInsertionPoint(loop);
     if (copiesFirst && before && !isa<gpu::BarrierOp>(before))

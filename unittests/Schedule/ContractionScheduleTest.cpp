@@ -235,13 +235,18 @@ TEST_F(ContractionScheduleTest, ModelFillsTheSMs) {
   EXPECT_FALSE(kf::defaultContractionTile(prime).has_value());
 }
 
+/// `loops` with A given K-major ([K, M]: its contiguous loop is M).
+kf::ContractionLoops withKMajorA(kf::ContractionLoops loops) {
+  loops.aContiguousLoop = loops.mLoop;
+  loops.aRowLength = loops.m;
+  return loops;
+}
+
 TEST_F(ContractionScheduleTest, ModelTakesEightByEightOnKMajorA) {
   // A's tile K-major (A's contiguous loop is M: a transposed A, or its
   // K-outer copy): 128x128x8 with 8x8 outputs per thread and two blocks per
   // SM (2.806 ms against 128x64x16's 2.985 on the H100 at 4096^3).
-  kf::ContractionLoops kMajor = matmulLoops(4096, 4096, 4096);
-  kMajor.aContiguousLoop = kMajor.mLoop;
-  kMajor.aRowLength = kMajor.m;
+  kf::ContractionLoops kMajor = withKMajorA(matmulLoops(4096, 4096, 4096));
   std::optional<kf::ContractionTile> tile = kf::defaultContractionTile(kMajor);
   ASSERT_TRUE(tile);
   EXPECT_EQ(tile->blockM, 128);
@@ -254,11 +259,8 @@ TEST_F(ContractionScheduleTest, ModelTakesEightByEightOnKMajorA) {
 
   // A short K (the output's writes dominate): the model is left as it was.
   kf::ContractionLoops shortK = matmulLoops(32768, 32768, 64);
-  kf::ContractionLoops shortKMajor = shortK;
-  shortKMajor.aContiguousLoop = shortKMajor.mLoop;
-  shortKMajor.aRowLength = shortKMajor.m;
   std::optional<kf::ContractionTile> plain = kf::defaultContractionTile(shortK);
-  tile = kf::defaultContractionTile(shortKMajor);
+  tile = kf::defaultContractionTile(withKMajorA(shortK));
   ASSERT_TRUE(plain && tile);
   EXPECT_TRUE(*plain == *tile);
 }

@@ -31,6 +31,12 @@
 
 namespace kf {
 
+/// The shortest K for which the GEMM kernel's choices count a contraction
+/// as compute-bound: from there its FMAs, not its output's writes, set its
+/// time (the tile model's 8x8 tiles on a K-major A, the default's K-outer
+/// copy of A).
+constexpr int64_t kMinComputeBoundK = 1024;
+
 /// The genes of the pipelined GEMM kernel. A tile with blockM == 0 is unset:
 /// the op uses the generic mapping of OpSchedule instead.
 struct ContractionTile {
