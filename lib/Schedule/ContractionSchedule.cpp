@@ -186,12 +186,19 @@ kf::alternativeContractionTiles(const ContractionLoops &loops) {
       int64_t waves = (blocks + slots - 1) / slots;
       double efficiency = double(blocks) / double(waves * slots);
       double intensity = double(bm * bn) / double(bm + bn) / 64.0;
+      // Two stages hide less of the copies' latency than three, where
+      // K has more steps than the ring buffer holds; where it holds all of
+      // K (L1-9: K = 32, two steps of 16) there is nothing to hide, and the
+      // 128x64x16 two-stage tile ran in 1.93 ms on the H100 against 3.21
+      // for the 128x128x8 four-stage tile the penalty made the default.
+      bool pipelineLimits = loops.k / bk > tile.stages;
       double score = efficiency * (0.8 + 0.2 * intensity) *
                      (resident >= 2 ? 1.0 : 0.85) * (bk == 16 ? 1.0 : 0.93) *
-                     (tile.stages >= 3 ? 1.0 : 0.85);
+                     (tile.stages >= 3 || !pipelineLimits ? 1.0 : 0.85);
       // A K-major A tile (A's rows along M: a transposed input, or the
       // K-outer copy the default makes) is read by each thread as two
-      // 16-byte vectors per k. With it, 8x8 outputs per thread on
+      // 16-byte vectors per k (as given, each thread holds its 8 rows
+      // across 4 k). With it, 8x8 outputs per thread on
       // 128x128x8 ran the 4096^3 GEMM in 2.806 ms on the H100 against
       // 2.985 for 128x64x16 (8x4), where with A as [M, K] 128x64x16 was
       // the faster (3.124 against 3.366). Two blocks per SM are asked of

@@ -355,10 +355,11 @@ static FailureOr<kf::Schedule> buildDefault(func::FuncOp reference,
     // along K) reads a K-outer copy instead: B always (L1-17 ran at 0.28x
     // eager without), A ([M, K], the usual layout) where the product is
     // wide enough to repay the copy. With A's tile K-major each thread
-    // reads its 8 rows as two 16-byte vectors per k, free of the bank
-    // conflicts of 8 rows 8 apart: on the H100 the 4096^3 GEMM with a
-    // K-major A ran in 2.806 ms on 128x128x8 tiles against 3.124 ms with A
-    // as given, and the copy (a read and a write of A) took 0.117 ms. It
+    // reads its 8 rows as two 16-byte vectors per k, where as given it
+    // holds them across 4 k (padding away the bank conflicts of A's rows 8
+    // apart gained nothing, docs/perf-notes.md): on the H100 the 4096^3 GEMM
+    // with a K-major A ran in 2.806 ms on 128x128x8 tiles against 3.124 ms with
+    // A as given, and the copy (a read and a write of A) took 0.117 ms. It
     // saves about a tenth of a compute-bound GEMM and costs 8 M K bytes,
     // so it pays from N of about 1600 (2048 and up here) where K is long
     // enough for the GEMM to be compute-bound (1024 and up; with K = 64,
