@@ -120,6 +120,10 @@ void kf::buildDeviceLoweringPipeline(OpPassManager &pm,
   VectorTransferToSCFOptions transferOptions;
   transferOptions.enableFullUnroll(true);
   gpuPM.addPass(createConvertVectorToSCFPass(transferOptions));
+  // The unrolled transfers become vector loads and stores now, while
+  // kf-annotate-vector-alignment can still give them their alignment.
+  gpuPM.addPass(
+      kf::createKFLowerVectorTransfers({/*loadsAndStoresOnly=*/true}));
   gpuPM.addPass(createSCFToControlFlowPass());
   gpuPM.addPass(memref::createExpandStridedMetadataPass());
   gpuPM.addPass(createLowerAffinePass());

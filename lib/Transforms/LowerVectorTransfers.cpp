@@ -28,14 +28,16 @@ struct KFLowerVectorTransfersPass
     // cast_away_vector_leading_one_dim, lower_transfer (max_transfer_rank =
     // 1), transfer_permutation_patterns and canonicalization.
     RewritePatternSet patterns(context);
-    vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
     vector::populateVectorTransferLoweringPatterns(patterns,
                                                    /*maxTransferRank=*/1);
-    vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
-    for (Dialect *dialect : context->getLoadedDialects())
-      dialect->getCanonicalizationPatterns(patterns);
-    for (RegisteredOperationName op : context->getRegisteredOperations())
-      op.getCanonicalizationPatterns(patterns, context);
+    if (!loadsAndStoresOnly) {
+      vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
+      vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+      for (Dialect *dialect : context->getLoadedDialects())
+        dialect->getCanonicalizationPatterns(patterns);
+      for (RegisteredOperationName op : context->getRegisteredOperations())
+        op.getCanonicalizationPatterns(patterns, context);
+    }
     if (failed(kf::applyBoundedPatterns(getOperation(), std::move(patterns),
                                         "vector transfer lowering")))
       return signalPassFailure();

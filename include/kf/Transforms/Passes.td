@@ -220,8 +220,7 @@ def KFNumberAddressSpaces
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
-def KFLowerVectorTransfers
-    : Pass<"kf-lower-vector-transfers", "mlir::func::FuncOp"> {
+def KFLowerVectorTransfers : Pass<"kf-lower-vector-transfers"> {
   let summary = "What a vectorized schedule applies after bufferization, without the transform listener";
   let description = [{
     Applies, with a plain greedy rewrite, the patterns a vectorized
@@ -231,8 +230,21 @@ def KFLowerVectorTransfers
     `transform.apply_registered_pass` instead of `transform.apply_patterns`:
     there, LLVM 22's tracking listener prints (and verifies) an operation
     on every failed match, which on a split 3-D reduction made a compile
-    run for tens of minutes.
+    run for tens of minutes. The device pipeline runs it again on the
+    kernels after convert-vector-to-scf has unrolled the n-D transfers a
+    schedule left (a transposing copy's 4 x 4 tiles) into rank-1 ones, so
+    that they become the vector loads and stores whose alignment
+    kf-annotate-vector-alignment proves (left to convert-vector-to-llvm,
+    they would be 4-byte aligned and split into scalar accesses); there it
+    runs with `loads-and-stores-only`, which leaves every other op as it
+    is.
   }];
+  let options = [
+    Option<"loadsAndStoresOnly", "loads-and-stores-only", "bool", "false",
+           "Only lower in-bounds rank-1 transfers to vector loads and "
+           "stores (no unit dimensions cast away, no permutation maps "
+           "lowered, no canonicalization)">
+  ];
   let dependentDialects = ["::mlir::vector::VectorDialect",
                            "::mlir::memref::MemRefDialect"];
 }
