@@ -118,6 +118,45 @@ static void setVectorWidths(kf::Schedule &schedule,
   }
 }
 
+/// A transposing copy (OpShape::transposedInputLoop: a K-outer operand
+/// copy) moves 4 x 4 tiles: each thread loads four 16-byte vectors along
+/// the input's rows, transposes them in registers and stores four 16-byte
+/// vectors along the output's rows. Four threads along the output's
+/// innermost loop (x) and 32 or 64 along the input's (y), so that each
+/// load of a warp reads four rows of 128 contiguous bytes and each store
+/// writes eight rows of 64: whole 32-byte sectors both ways. The generic
+/// mapping (a thread per element, a warp along the output's rows) read a
+/// 4-byte word of 32 input rows per warp load, about 1.1 TB/s on the
+/// H100 (docs/perf-notes.md). Only up to three loops (the others one per
+/// block), both transposed loops divisible by the tile.
+static void setTransposeTiles(kf::Schedule &schedule,
+                              const kf::Restructured &structure) {
+  for (auto [op, shape] : llvm::zip_equal(schedule.ops, structure.shapes)) {
+    unsigned n = shape.parallelSizes.size();
+    if (!shape.transposedInputLoop || !shape.vectorizable || n > 3 ||
+        op.contraction.isSet() || op.reductionLanes != 0 ||
+        op.threads.size() != n || op.blockTile.size() != n)
+      continue;
+    unsigned inner = n - 1, across = *shape.transposedInputLoop;
+    int64_t threadsAcross = shape.parallelSizes[across] % 256 == 0   ? 64
+                            : shape.parallelSizes[across] % 128 == 0 ? 32
+                                                                     : 0;
+    if (threadsAcross == 0 || shape.parallelSizes[inner] % 16 != 0)
+      continue;
+    kf::OpSchedule tiles = op;
+    for (unsigned p = 0; p < n; ++p) {
+      tiles.blockTile[p] = 1;
+      tiles.threads[p] = 1;
+    }
+    tiles.blockTile[inner] = 16;
+    tiles.threads[inner] = 4;
+    tiles.blockTile[across] = 4 * threadsAcross;
+    tiles.threads[across] = threadsAcross;
+    tiles.vectorWidth = 4;
+    op = tiles;
+  }
+}
+
 namespace kf {
 /// buildDefaultSchedule, with the fuse gene turned on where that lets
 /// reductions join groups when `fuseForGroups`; `fusedForGroups` tells
@@ -418,6 +457,7 @@ static FailureOr<kf::Schedule> buildDefault(func::FuncOp reference,
     setRowGroups(schedule, *tuned);
     setWideRows(schedule, *tuned);
     setVectorWidths(schedule, *tuned);
+    setTransposeTiles(schedule, *tuned);
   }
   return schedule;
 }

@@ -76,6 +76,32 @@ bool isContiguousElementwise(linalg::LinalgOp op) {
             }).wasInterrupted();
 }
 
+/// kf::OpShape::transposedInputLoop: the loop along which the only input
+/// of a transposing copy is contiguous, as a position among the op's
+/// loops (all parallel).
+std::optional<unsigned> transposedInputLoop(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
+      op.getNumReductionLoops() != 0 || op.getNumLoops() < 2 ||
+      op->getNumRegions() != 1 || op->getRegion(0).empty())
+    return std::nullopt;
+  OpOperand *input = op.getDpsInputOperand(0);
+  AffineMap inputMap = op.getMatchingIndexingMap(input);
+  if (!op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity() ||
+      !inputMap.isPermutation())
+    return std::nullopt;
+  Block &body = op->getRegion(0).front();
+  auto yield = dyn_cast<linalg::YieldOp>(body.getTerminator());
+  if (!yield || body.getOperations().size() != 1 ||
+      yield.getNumOperands() != 1 ||
+      yield.getOperand(0) != body.getArgument(input->getOperandNumber()))
+    return std::nullopt;
+  unsigned loop =
+      cast<AffineDimExpr>(inputMap.getResults().back()).getPosition();
+  if (loop + 1 == op.getNumLoops())
+    return std::nullopt;
+  return loop;
+}
+
 /// See kf::OpShape::stridedReduction.
 bool isStridedReduction(linalg::LinalgOp op, const ScheduledOp &info) {
   if (!info.innerReduction || info.parallelLoops.empty() ||
@@ -147,6 +173,7 @@ FailureOr<SmallVector<ScheduledOp>> collectOps(func::FuncOp reference) {
         op, /*inputVectorSizes=*/{}, /*inputScalableVecDims=*/{},
         /*vectorizeNDExtract=*/true));
     info.contiguousElementwise = isContiguousElementwise(op);
+    info.transposedInputLoop = transposedInputLoop(op);
     ops.push_back(std::move(info));
     return WalkResult::advance();
   });
@@ -359,7 +386,8 @@ kf::OpShape shapeOf(const ScheduledOp &info) {
       info.stridedReduction,
       info.vectorizable,
       info.scanPosition,
-      info.contiguousElementwise};
+      info.contiguousElementwise,
+      info.transposedInputLoop};
 }
 
 FailureOr<kf::OpSchedule> defaultOpSchedule(const ScheduledOp &info,

@@ -56,6 +56,8 @@ struct ScheduledOp {
   bool vectorizable = true;
   /// kf::OpShape::contiguousElementwise.
   bool contiguousElementwise = false;
+  /// kf::OpShape::transposedInputLoop.
+  std::optional<unsigned> transposedInputLoop;
   /// For a scan (kf::analyzeScan): its scanned loop's position among the
   /// parallel loops (kf::OpShape::scanPosition).
   std::optional<unsigned> scanPosition;

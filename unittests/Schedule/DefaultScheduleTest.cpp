@@ -51,6 +51,24 @@ protected:
         cast<func::FuncOp>(module->getBody()->front()), kind);
   }
 
+  /// The default schedule of a function that transposes a `rows` x
+  /// `columns` input (linalg.transpose, a K-outer operand copy's op).
+  FailureOr<kf::Schedule> transposeDefault(int64_t rows, int64_t columns) {
+    std::string text = llvm::formatv(
+        "func.func @f(%x: tensor<{0}x{1}xf32>) -> tensor<{1}x{0}xf32> {{\n"
+        "  %e = tensor.empty() : tensor<{1}x{0}xf32>\n"
+        "  %y = linalg.transpose ins(%x : tensor<{0}x{1}xf32>) "
+        "outs(%e : tensor<{1}x{0}xf32>) permutation = [1, 0]\n"
+        "  return %y : tensor<{1}x{0}xf32>\n}\n",
+        rows, columns);
+    module = parseSourceString<ModuleOp>(text, &context);
+    if (!module)
+      return failure();
+    return kf::buildDefaultSchedule(
+        cast<func::FuncOp>(module->getBody()->front()),
+        kf::DefaultSchedule::Tuned);
+  }
+
   MLIRContext context;
   OwningOpRef<ModuleOp> module;
 };
@@ -94,6 +112,33 @@ TEST_F(DefaultScheduleTest, OtherOpsKeepTheScalarMapping) {
       scaleDefault(16, 1022, "(i, j)", kf::DefaultSchedule::Tuned);
   ASSERT_TRUE(succeeded(odd));
   EXPECT_EQ(odd->ops.front().vectorWidth, 1);
+}
+
+TEST_F(DefaultScheduleTest, TransposingCopiesMoveFourByFourTiles) {
+  // The output [2048, 512] runs along j (512), the input along i (2048):
+  // 4 threads x 4 along j, 64 x 4 along i, 16-byte vectors.
+  FailureOr<kf::Schedule> schedule = transposeDefault(512, 2048);
+  ASSERT_TRUE(succeeded(schedule));
+  ASSERT_EQ(schedule->ops.size(), 1u);
+  const kf::OpSchedule &op = schedule->ops.front();
+  EXPECT_EQ(op.vectorWidth, 4);
+  EXPECT_EQ(op.blockTile, (SmallVector<int64_t>{256, 16}));
+  EXPECT_EQ(op.threads, (SmallVector<int64_t>{64, 4}));
+  EXPECT_TRUE(succeeded(kf::renderSchedule(
+      cast<func::FuncOp>(module->getBody()->front()), *schedule)));
+  // 128 but not 256 divides the input's rows' loop: 32 threads along it.
+  FailureOr<kf::Schedule> narrow = transposeDefault(512, 384);
+  ASSERT_TRUE(succeeded(narrow));
+  EXPECT_EQ(narrow->ops.front().blockTile, (SmallVector<int64_t>{128, 16}));
+  EXPECT_EQ(narrow->ops.front().threads, (SmallVector<int64_t>{32, 4}));
+  // Neither: the generic mapping.
+  FailureOr<kf::Schedule> odd = transposeDefault(512, 200);
+  ASSERT_TRUE(succeeded(odd));
+  EXPECT_EQ(odd->ops.front().vectorWidth, 1);
+  // Nor an output row that 16 does not divide.
+  FailureOr<kf::Schedule> shortRows = transposeDefault(8, 1024);
+  ASSERT_TRUE(succeeded(shortRows));
+  EXPECT_EQ(shortRows->ops.front().vectorWidth, 1);
 }
 
 } // namespace

@@ -259,6 +259,12 @@ struct OpShape {
   /// every input it indexes (others broadcast along it), and no gather
   /// (tensor.extract) in its body: 16-byte vectors load and store whole.
   bool contiguousElementwise = false;
+  /// For a transposing copy (one input, an identity output map, an input
+  /// map that permutes the loops, a body that yields the input element: a
+  /// K-outer operand copy's linalg.transpose): the position among the
+  /// parallel loops of the loop the input's last dimension runs along,
+  /// when that is not the innermost loop (along which the output runs).
+  std::optional<unsigned> transposedInputLoop;
 
   bool operator==(const OpShape &other) const {
     return parallelSizes == other.parallelSizes &&
