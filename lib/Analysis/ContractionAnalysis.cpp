@@ -94,6 +94,16 @@ FailureOr<kf::ContractionLoops> kf::analyzeContraction(linalg::LinalgOp op,
   return loops;
 }
 
+bool kf::qualifiesForTransposedProduct(const ContractionLoops &loops,
+                                       int64_t maxM) {
+  // The copies the rewrite adds (A's M K elements where A had none, the
+  // product's M N) stay small against the weight's N K only where B is
+  // much taller than A.
+  return loops.numLoops == 3 && loops.aRowsAlongK && loops.bRowsAlongK &&
+         loops.outputMDim == 0 && loops.outputNDim == 1 && loops.m <= maxM &&
+         loops.n >= 16 * loops.m;
+}
+
 std::optional<kf::ContractionLoops>
 kf::paddedContractionLoops(const ContractionLoops &loops, double maxOverhead) {
   if (loops.m % 64 == 0 && loops.n % 64 == 0 && loops.k % 8 == 0)

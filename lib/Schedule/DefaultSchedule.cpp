@@ -311,6 +311,35 @@ static FailureOr<kf::Schedule> buildDefault(func::FuncOp reference,
         llvm::any_of(*ops, [](const ScheduledOp &info) {
           return info.numLoops - info.parallelLoops.size() > 1;
         });
+    // A short x @ W.T (M of 256 or less, N of 16 M or more, rows along K) is
+    // computed as the transpose of W x^T: the GEMM kernel reads the weight
+    // as its A, as given, where W's K-outer copy (below) would read and
+    // write all of it. The copy moves 8 N K bytes against the GEMM's 2 M N
+    // K multiply-adds: at 2.8-3 TB/s and 40-50 TFLOP/s it takes about 60/M
+    // of the GEMM's time, half of it at M = 128 (L2 55, 56, 59: a 4 GB
+    // weight). A as given cost the 4096^3 GEMM about 20% on the H100 (3.367
+    // against 2.806 ms, docs/perf-notes.md); x's copy and the product's
+    // transposed copy are M K and M N elements. Not yet timed on the GPU.
+    // Only where the transposed product still gets the GEMM kernel.
+    int64_t maxShortM = KFTransposeContractionProductsOptions().maxM;
+    auto gemmContractions = [](ArrayRef<OpShape> shapes) {
+      return llvm::count_if(shapes, [](const OpShape &shape) {
+        return shape.contraction && defaultContractionTile(*shape.contraction);
+      });
+    };
+    if (llvm::any_of(*ops, [&](const ScheduledOp &info) {
+          return info.contraction &&
+                 defaultContractionTile(*info.contraction) &&
+                 qualifiesForTransposedProduct(*info.contraction, maxShortM);
+        })) {
+      FailureOr<Restructured> plain = restructure(reference, schedule);
+      schedule.transposeProducts = true;
+      FailureOr<Restructured> transposed = restructure(reference, schedule);
+      if (failed(plain) || failed(transposed))
+        return failure();
+      schedule.transposeProducts = gemmContractions(transposed->shapes) >=
+                                   gemmContractions(plain->shapes);
+    }
     // The elementwise ops after a GEMM kernel's contraction run in that
     // kernel, on its accumulators.
     schedule.fuseEpilogues = true;

@@ -482,9 +482,9 @@ bool rewritesOps(const kf::Schedule &schedule) {
   return schedule.foldScans || schedule.fuseElementwise ||
          schedule.convolutionsAsGemm || schedule.interchangeLoops ||
          schedule.collapseReductions || schedule.decomposeReductions ||
-         schedule.collapseContractionLoops || schedule.fuseEpilogues ||
-         schedule.commuteSums || schedule.splitSoftmaxStatistics ||
-         schedule.padContractions ||
+         schedule.collapseContractionLoops || schedule.transposeProducts ||
+         schedule.fuseEpilogues || schedule.commuteSums ||
+         schedule.splitSoftmaxStatistics || schedule.padContractions ||
          schedule.kOuterCopies != kf::KOuterCopies::None;
 }
 
@@ -515,6 +515,7 @@ void renderStructure(llvm::raw_ostream &os, const kf::Schedule &schedule,
           {schedule.collapseReductions, "kf-collapse-reduction-dims"},
           {schedule.decomposeReductions, "kf-decompose-reductions"},
           {schedule.collapseContractionLoops, "kf-collapse-contraction-dims"},
+          {schedule.transposeProducts, "kf-transpose-contraction-products"},
           {schedule.fuseEpilogues, "kf-fuse-contraction-epilogues"},
           {schedule.commuteSums, "kf-commute-sum-contraction"},
           {schedule.padContractions, "kf-pad-contractions"}}) {

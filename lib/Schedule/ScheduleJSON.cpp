@@ -61,6 +61,8 @@ llvm::json::Value kf::toJSON(const Schedule &schedule) {
     object["collapse_mn"] = true;
   if (schedule.fuseEpilogues)
     object["epilogue"] = true;
+  if (schedule.transposeProducts)
+    object["transpose_product"] = true;
   if (schedule.commuteSums)
     object["commute_sums"] = true;
   if (schedule.foldScans)
@@ -117,6 +119,7 @@ bool kf::fromJSON(const llvm::json::Value &value, Schedule &schedule,
       !mapper.mapOptional("interchange", schedule.interchangeLoops) ||
       !mapper.mapOptional("collapse_mn", schedule.collapseContractionLoops) ||
       !mapper.mapOptional("epilogue", schedule.fuseEpilogues) ||
+      !mapper.mapOptional("transpose_product", schedule.transposeProducts) ||
       !mapper.mapOptional("commute_sums", schedule.commuteSums) ||
       !mapper.mapOptional("fold_scans", schedule.foldScans) ||
       !mapper.mapOptional("fuse_reductions", schedule.fuseReductions) ||

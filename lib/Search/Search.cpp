@@ -39,6 +39,8 @@ std::string kf::describeGenome(const Schedule &genome) {
     append("decompose");
   if (genome.collapseContractionLoops)
     append("collapse contraction loops");
+  if (genome.transposeProducts)
+    append("short products transposed");
   if (genome.fuseEpilogues)
     append("fused epilogues");
   if (genome.commuteSums)

@@ -390,6 +390,56 @@ TEST_F(ContractionScheduleTest, DefaultCopiesBWhenItsRowsRunAlongK) {
   EXPECT_EQ(naive->ops.size(), 2u);
 }
 
+TEST_F(ContractionScheduleTest, DefaultTransposesAShortProduct) {
+  // x @ W.T with 128 rows (L2 55, 56, 59 at a shorter K): computed as the
+  // transpose of W x^T, the weight read as the GEMM kernel's A as given, x
+  // (now its B, rows along K) copied K-outer, the product copied back
+  // transposed. (The [16384, 128] product fills the SMs without a split
+  // of K, which would make the operands 3-D.)
+  lastOp(function(
+      "tensor<128x2048xf32>", "tensor<16384x2048xf32>", "tensor<128x16384xf32>",
+      "linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, "
+      "affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] "
+      "ins(%a, %b : tensor<128x2048xf32>, tensor<16384x2048xf32>) "
+      "outs(%acc : tensor<128x16384xf32>) -> tensor<128x16384xf32>"));
+  auto reference = cast<func::FuncOp>(module->getBody()->front());
+  FailureOr<kf::Schedule> schedule = kf::buildDefaultSchedule(reference);
+  ASSERT_TRUE(succeeded(schedule));
+  EXPECT_TRUE(schedule->transposeProducts);
+  EXPECT_EQ(schedule->kOuterCopies, kf::KOuterCopies::B);
+  FailureOr<kf::Restructured> structure = kf::restructure(reference, *schedule);
+  ASSERT_TRUE(succeeded(structure));
+  const kf::ContractionLoops *loops = nullptr;
+  for (const kf::OpShape &shape : structure->shapes)
+    if (shape.contraction)
+      loops = &*shape.contraction;
+  ASSERT_NE(loops, nullptr);
+  // The kernel's M is the weight's 16384 rows, its N x's 128.
+  EXPECT_TRUE(schedule->splitFactors.empty());
+  EXPECT_EQ(loops->m, 16384);
+  EXPECT_EQ(loops->n, 128);
+  EXPECT_TRUE(loops->aRowsAlongK);
+  EXPECT_FALSE(loops->bRowsAlongK);
+  EXPECT_TRUE(kf::defaultContractionTile(*loops).has_value());
+  std::optional<kf::Schedule> copy = roundTrip(*schedule);
+  ASSERT_TRUE(copy);
+  EXPECT_TRUE(copy->transposeProducts);
+  EXPECT_TRUE(succeeded(kf::renderSchedule(reference, *schedule)));
+
+  // With 1024 rows the weight's copy is the cheaper way (L2-9's shape).
+  lastOp(function(
+      "tensor<1024x2048xf32>", "tensor<4096x2048xf32>", "tensor<1024x4096xf32>",
+      "linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, "
+      "affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] "
+      "ins(%a, %b : tensor<1024x2048xf32>, tensor<4096x2048xf32>) "
+      "outs(%acc : tensor<1024x4096xf32>) -> tensor<1024x4096xf32>"));
+  FailureOr<kf::Schedule> wide =
+      kf::buildDefaultSchedule(cast<func::FuncOp>(module->getBody()->front()));
+  ASSERT_TRUE(succeeded(wide));
+  EXPECT_FALSE(wide->transposeProducts);
+  EXPECT_EQ(wide->kOuterCopies, kf::KOuterCopies::AB);
+}
+
 TEST_F(ContractionScheduleTest, DefaultCollapsesTheMLoopsOfATensorTimesMatrix) {
   // A[b, i, j, k] * B[k, l]: three M loops, two of them larger than 1, which
   // the GEMM kernel refuses; collapsed, a 4096 x 256 x 128 GEMM.

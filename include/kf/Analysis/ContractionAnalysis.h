@@ -71,6 +71,12 @@ std::optional<ContractionLoops>
 paddedContractionLoops(const ContractionLoops &loops,
                        double maxOverhead = 0.125);
 
+/// Whether kf-transpose-contraction-products rewrites the contraction
+/// C = A B^T of `loops` as the transpose of B A^T: no batch loop, the
+/// output [M, N], both operands' rows along K (x @ W.T), M at most `maxM`
+/// and N at least 16 M.
+bool qualifiesForTransposedProduct(const ContractionLoops &loops, int64_t maxM);
+
 /// The runs of a contraction's batch loops, of its M loops and of its N
 /// loops that every indexing map keeps adjacent and in order, each of which
 /// can become one loop (kf-collapse-contraction-dims); none for other ops.

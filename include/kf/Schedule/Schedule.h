@@ -123,6 +123,14 @@ struct Schedule {
   /// the single store: one kernel for the group, and the contraction's
   /// result never reaches global memory before its epilogue.
   bool fuseEpilogues = false;
+  /// Each contraction C = A B^T with both operands' rows along K, a short
+  /// M (at most 256: x @ W.T with 128 rows) and N of at least 16 M
+  /// (kf::qualifiesForTransposedProduct) is computed as the
+  /// transpose of B A^T (kf-transpose-contraction-products): the GEMM
+  /// kernel reads the weight as given instead of through a K-outer copy of
+  /// it. Set by the default schedule where it applies; not mutated by the
+  /// rule experts.
+  bool transposeProducts = false;
   /// A sum over N of a GEMM's output (directly or through an epilogue
   /// affine in it) becomes two matrix-vector products
   /// (kf-commute-sum-contraction): an algebraic rewrite, whose rounding

@@ -524,6 +524,32 @@ def KFTransposeContractionOperands
                            "::mlir::tensor::TensorDialect"];
 }
 
+def KFTransposeContractionProducts
+    : Pass<"kf-transpose-contraction-products", "mlir::func::FuncOp"> {
+  let summary = "Compute a short A @ B.T as the transpose of B @ A.T";
+  let description = [{
+    A contraction C = A B^T whose operands both have their rows along K
+    (`x @ W.T`, every `torch.nn.Linear`: A as [M, K], B as [N, K]), with no
+    batch loop, an M of at most `max-m` and an N of at least 16 M (so
+    that the copies it adds stay small against B), becomes T = B A^T, a
+    `linalg.generic` over (n, m, k) with the same body and an [N, M]
+    output zeroed by its own fill, and a `linalg.transpose` of T that
+    replaces C. The GEMM kernel then reads the weight B as its A, as
+    given, where B's K-outer copy (kf-transpose-contraction-operands)
+    would cost one read and one write of all N K elements; what gets
+    copied instead is A (M K elements) and the product (M N). Schedules
+    run it as the structure gene `transposeProducts` (genome key
+    `"transpose_product"`), before the epilogues are fused (the
+    transpose, not the contraction, is then what the epilogue reads).
+  }];
+  let options = [
+    Option<"maxM", "max-m", "int64_t", /*default=*/"256",
+           "The largest M rewritten">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def KFPadContractions : Pass<"kf-pad-contractions", "mlir::func::FuncOp"> {
   let summary = "Pad contractions that no GEMM tile divides with zeros to tile multiples";
   let description = [{
