@@ -323,8 +323,10 @@ static FailureOr<kf::Schedule> buildDefault(func::FuncOp reference,
     // ms with the weight's copy and 6.787 transposed, L2-68 2.251 -> 1.715.
     // Only where the transposed product still gets the GEMM kernel.
     int64_t maxShortM = KFTransposeContractionProductsOptions().maxM;
-    auto gemmContractions = [](ArrayRef<OpShape> shapes) {
-      return llvm::count_if(shapes, [](const OpShape &shape) {
+    // The contractions of a restructured reference that get the GEMM
+    // kernel.
+    auto gemmKernels = [](const Restructured &shapes) {
+      return llvm::count_if(shapes.shapes, [](const OpShape &shape) {
         return shape.contraction && defaultContractionTile(*shape.contraction);
       });
     };
@@ -338,8 +340,8 @@ static FailureOr<kf::Schedule> buildDefault(func::FuncOp reference,
       FailureOr<Restructured> transposed = restructure(reference, schedule);
       if (failed(plain) || failed(transposed))
         return failure();
-      schedule.transposeProducts = gemmContractions(transposed->shapes) >=
-                                   gemmContractions(plain->shapes);
+      schedule.transposeProducts =
+          gemmKernels(*transposed) >= gemmKernels(*plain);
     }
     // The elementwise ops after a GEMM kernel's contraction run in that
     // kernel, on its accumulators.
@@ -401,11 +403,6 @@ static FailureOr<kf::Schedule> buildDefault(func::FuncOp reference,
     // A contraction that no GEMM tile divides (odd sizes) is padded with
     // zeros to tile multiples where the padded one gets the GEMM kernel:
     // L1-8 ran at 0.14x eager on the generic mapping.
-    auto gemmKernels = [](const Restructured &shapes) {
-      return llvm::count_if(shapes.shapes, [](const OpShape &shape) {
-        return shape.contraction && defaultContractionTile(*shape.contraction);
-      });
-    };
     if (llvm::any_of(structure->shapes, [](const OpShape &shape) {
           return shape.contraction &&
                  !defaultContractionTile(*shape.contraction) &&
