@@ -12,6 +12,7 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include "gtest/gtest.h"
 
@@ -48,6 +49,19 @@ protected:
             ") -> " + out + "\n  %r = " + body + "\n  return %r : " + out +
             "\n}\n")
         .str();
+  }
+
+  /// A function computing A @ B.T (B as [N, K], as nn.Linear's weight)
+  /// for an [M, K] A.
+  static std::string transposedB(int64_t m, int64_t n, int64_t k) {
+    std::string a = llvm::formatv("tensor<{0}x{1}xf32>", m, k);
+    std::string b = llvm::formatv("tensor<{0}x{1}xf32>", n, k);
+    std::string out = llvm::formatv("tensor<{0}x{1}xf32>", m, n);
+    return function(a, b, out,
+                    "linalg.matmul indexing_maps = [affine_map<(m, n, k) -> "
+                    "(m, k)>, affine_map<(m, n, k) -> (n, k)>, "
+                    "affine_map<(m, n, k) -> (m, n)>] ins(%a, %b : " +
+                        a + ", " + b + ") outs(%acc : " + out + ") -> " + out);
   }
 
   /// `schedule` written as JSON and read back (nullopt if it does not read).
@@ -361,12 +375,7 @@ TEST_F(ContractionScheduleTest, ScheduleJSONKeepsTheKOuterCopies) {
 TEST_F(ContractionScheduleTest, DefaultCopiesBWhenItsRowsRunAlongK) {
   // A @ B.T: the default gives B a K-outer copy, a kernel of its own before
   // the GEMM kernel, which then reads B as [K, N].
-  lastOp(function(
-      "tensor<512x256xf32>", "tensor<1024x256xf32>", "tensor<512x1024xf32>",
-      "linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, "
-      "affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] "
-      "ins(%a, %b : tensor<512x256xf32>, tensor<1024x256xf32>) "
-      "outs(%acc : tensor<512x1024xf32>) -> tensor<512x1024xf32>"));
+  lastOp(transposedB(512, 1024, 256));
   auto reference = cast<func::FuncOp>(module->getBody()->front());
   FailureOr<kf::Schedule> schedule = kf::buildDefaultSchedule(reference);
   ASSERT_TRUE(succeeded(schedule));
@@ -396,12 +405,7 @@ TEST_F(ContractionScheduleTest, DefaultTransposesAShortProduct) {
   // (now its B, rows along K) copied K-outer, the product copied back
   // transposed. (The [16384, 128] product fills the SMs without a split
   // of K, which would make the operands 3-D.)
-  lastOp(function(
-      "tensor<128x2048xf32>", "tensor<16384x2048xf32>", "tensor<128x16384xf32>",
-      "linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, "
-      "affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] "
-      "ins(%a, %b : tensor<128x2048xf32>, tensor<16384x2048xf32>) "
-      "outs(%acc : tensor<128x16384xf32>) -> tensor<128x16384xf32>"));
+  lastOp(transposedB(128, 16384, 2048));
   auto reference = cast<func::FuncOp>(module->getBody()->front());
   FailureOr<kf::Schedule> schedule = kf::buildDefaultSchedule(reference);
   ASSERT_TRUE(succeeded(schedule));
@@ -427,12 +431,7 @@ TEST_F(ContractionScheduleTest, DefaultTransposesAShortProduct) {
   EXPECT_TRUE(succeeded(kf::renderSchedule(reference, *schedule)));
 
   // With 1024 rows the weight's copy is the cheaper way (L2-9's shape).
-  lastOp(function(
-      "tensor<1024x2048xf32>", "tensor<4096x2048xf32>", "tensor<1024x4096xf32>",
-      "linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, "
-      "affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] "
-      "ins(%a, %b : tensor<1024x2048xf32>, tensor<4096x2048xf32>) "
-      "outs(%acc : tensor<1024x4096xf32>) -> tensor<1024x4096xf32>"));
+  lastOp(transposedB(1024, 4096, 2048));
   FailureOr<kf::Schedule> wide =
       kf::buildDefaultSchedule(cast<func::FuncOp>(module->getBody()->front()));
   ASSERT_TRUE(succeeded(wide));
