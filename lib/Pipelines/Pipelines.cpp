@@ -114,6 +114,11 @@ void kf::buildDeviceLoweringPipeline(OpPassManager &pm,
   target.optLevel = options.optLevel;
   pm.addPass(createGpuNVVMAttachTarget(target));
   OpPassManager &gpuPM = pm.nest<gpu::GPUModuleOp>();
+  // Epilogue chains row by row, then erf without branches: together they
+  // keep a fused epilogue's temporaries to one row (no spills at 128
+  // registers with GELU).
+  gpuPM.addPass(kf::createKFUnrollElementwiseRows());
+  gpuPM.addPass(kf::createKFExpandErf());
   gpuPM.addPass(kf::createKFLowerVectorOps());
   // Transfers that the schedule left n-D become unrolled 1-D accesses (a
   // rolled loop would stage the vector through a stack buffer per iteration).

@@ -184,6 +184,42 @@ def KFLowerVectorOps : Pass<"kf-lower-vector-ops", "mlir::gpu::GPUModuleOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def KFUnrollElementwiseRows : Pass<"kf-unroll-elementwise-rows"> {
+  let summary = "Compute chains of n-D elementwise vector ops row by row";
+  let description = [{
+    A GEMM kernel's fused epilogue is a chain of elementwise ops on the
+    thread's whole accumulator tile (a `vector<8x8xf32>`); lowered as it
+    stands, each op runs on the whole tile before the next one starts and
+    every intermediate is live for all 64 elements at once (L2-86's GELU
+    epilogue spilled 3176 bytes at 128 registers). In each block, the
+    elementwise, effect-free ops whose result and operands are vectors of
+    one shape of rank 2 or more are rewritten as ops on rows (the last
+    dimension): each row's chain is placed right before the first op after
+    the chain that extracts one of that row's results (its store), and row
+    or element `vector.extract`s after the chain read the rows. An op whose
+    result has any other use stays as it was. Elementwise ops of one row
+    and 1-D vectors are left alone.
+  }];
+  let dependentDialects = ["::mlir::vector::VectorDialect"];
+}
+
+def KFExpandErf : Pass<"kf-expand-erf"> {
+  let summary = "Compute f32 and f16 erf with upstream's branch-free rational approximation";
+  let description = [{
+    Replaces `math.erf` on f32 and f16 (scalars and vectors) with MLIR's
+    polynomial approximation (`populatePolynomialApproximateErfPattern`:
+    a ratio of degree-4 polynomials selected among three intervals, absolute
+    error about 2.5e-7). libdevice's `__nv_erff`, which the NVVM conversion
+    would call, branches on |x|; in a fused GELU epilogue that is one branch
+    per accumulator, after which LLVM spreads the GEMM's last FMAs over the
+    branches' blocks and the kernel spills. The device pipeline runs it on
+    every kernel, the reference's included. f64 erf keeps libdevice's.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def KFContractFloatOps : Pass<"kf-contract-float-ops", "mlir::gpu::GPUModuleOp"> {
   let summary = "Allow fused multiply-add in kernels, as nvcc does by default";
   let description = [{
