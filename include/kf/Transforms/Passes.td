@@ -703,6 +703,28 @@ def KFCommuteSumContraction
                            "::mlir::arith::ArithDialect"];
 }
 
+def KFGatherSelectedElements
+    : Pass<"kf-gather-selected-elements", "mlir::func::FuncOp"> {
+  let summary = "Compute a reduction output that picks the element at a given index as a gather";
+  let description = [{
+    An output of a `linalg.generic` with one reduction loop `d` that yields
+    `select(index(d) == t, x, acc)` (`t` an input read once per output
+    point, `x` an input indexed by `d`, `acc` the output's own value;
+    `index(d)` is `linalg.index d` or its cast to a 64-bit integer) keeps,
+    over the loop, `x` at `d = t` when `0 <= t < |d|` and its initial value
+    otherwise: cross-entropy's pick of each row's logit at its target (L1-95).
+    The pass computes that output as a parallel `linalg.generic` over the
+    output's dimensions reading `x` at `t` with `tensor.extract`, and the
+    reduction keeps its other outputs (a sum of exponentials, which then
+    has one output and one combiner, as kf-distribute-reductions needs).
+    The values are bitwise the same. Schedules run it as the structure gene
+    `gatherSelections`, first among the rewrites.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def KFFuseContractionEpilogues
     : Pass<"kf-fuse-contraction-epilogues", "mlir::func::FuncOp"> {
   let summary = "Make the elementwise ops after a GEMM-kernel contraction one op computing in place on its result";
