@@ -177,6 +177,18 @@ static FailureOr<kf::Schedule> buildDefault(func::FuncOp reference,
   // The Tuned default's last restructured reference.
   std::optional<Restructured> tuned;
   if (kind == DefaultSchedule::Tuned) {
+    // A reduction output picking the element at an index (cross-entropy's
+    // target logit) becomes a gather, and the reduction keeps its other
+    // outputs: an op more where it applies (L1-95's pick kept its sum of
+    // exponentials to one thread per row).
+    schedule.gatherSelections = true;
+    FailureOr<Restructured> gathered = restructure(reference, schedule);
+    if (failed(gathered))
+      return failure();
+    // The op count the rewrites below compare against.
+    size_t opCount = gathered->shapes.size();
+    if (opCount == ops->size())
+      schedule.gatherSelections = false;
     // A scan written in blocks becomes one scan over the whole dimension,
     // which reduction lanes run in one pass; an elementwise op feeding it (a
     // masked cumsum's x * mask) is then fused into its single read.
@@ -184,7 +196,7 @@ static FailureOr<kf::Schedule> buildDefault(func::FuncOp reference,
     FailureOr<Restructured> folded = restructure(reference, schedule);
     if (failed(folded))
       return failure();
-    if (folded->shapes.size() < ops->size()) {
+    if (folded->shapes.size() < opCount) {
       schedule.fuseElementwise = true;
       FailureOr<Restructured> fused = restructure(reference, schedule);
       if (failed(fused))
@@ -211,7 +223,7 @@ static FailureOr<kf::Schedule> buildDefault(func::FuncOp reference,
       FailureOr<Restructured> fused = restructure(reference, schedule);
       if (failed(fused))
         return failure();
-      if (fused->shapes.size() >= ops->size())
+      if (fused->shapes.size() >= opCount)
         schedule.fuseElementwise = false;
     }
     // An elementwise op between a row's reductions and their consumer (a

@@ -479,12 +479,13 @@ bool isPoolingOfElementwise(const ScheduledOp &info) {
 
 /// Whether the structure genes other than splits rewrite the reference.
 bool rewritesOps(const kf::Schedule &schedule) {
-  return schedule.foldScans || schedule.fuseElementwise ||
-         schedule.convolutionsAsGemm || schedule.interchangeLoops ||
-         schedule.collapseReductions || schedule.decomposeReductions ||
-         schedule.collapseContractionLoops || schedule.transposeProducts ||
-         schedule.fuseEpilogues || schedule.commuteSums ||
-         schedule.splitSoftmaxStatistics || schedule.padContractions ||
+  return schedule.gatherSelections || schedule.foldScans ||
+         schedule.fuseElementwise || schedule.convolutionsAsGemm ||
+         schedule.interchangeLoops || schedule.collapseReductions ||
+         schedule.decomposeReductions || schedule.collapseContractionLoops ||
+         schedule.transposeProducts || schedule.fuseEpilogues ||
+         schedule.commuteSums || schedule.splitSoftmaxStatistics ||
+         schedule.padContractions ||
          schedule.kOuterCopies != kf::KOuterCopies::None;
 }
 
@@ -506,8 +507,9 @@ void renderStructure(llvm::raw_ostream &os, const kf::Schedule &schedule,
           "%root : (!transform.any_op) -> !transform.any_op\n";
     unsigned next = 0;
     for (auto [enabled, pass] :
-         {std::pair<bool, StringRef>{schedule.foldScans,
-                                     "kf-fold-blocked-scans"},
+         {std::pair<bool, StringRef>{schedule.gatherSelections,
+                                     "kf-gather-selected-elements"},
+          {schedule.foldScans, "kf-fold-blocked-scans"},
           {schedule.convolutionsAsGemm, "kf-convolution-to-gemm"},
           {schedule.interchangeLoops, "kf-interchange-to-output-order"},
           {schedule.fuseElementwise, "kf-fuse-elementwise"},

@@ -73,6 +73,8 @@ llvm::json::Value kf::toJSON(const Schedule &schedule) {
     object["split_softmax"] = true;
   if (schedule.padContractions)
     object["pad_contractions"] = true;
+  if (schedule.gatherSelections)
+    object["gather_selections"] = true;
   if (schedule.kOuterCopies != KOuterCopies::None)
     object["transpose"] = kOuterCopiesName(schedule.kOuterCopies);
   return object;
@@ -125,6 +127,7 @@ bool kf::fromJSON(const llvm::json::Value &value, Schedule &schedule,
       !mapper.mapOptional("fuse_reductions", schedule.fuseReductions) ||
       !mapper.mapOptional("split_softmax", schedule.splitSoftmaxStatistics) ||
       !mapper.mapOptional("pad_contractions", schedule.padContractions) ||
+      !mapper.mapOptional("gather_selections", schedule.gatherSelections) ||
       !mapKOuterCopies(value, schedule.kOuterCopies, path) ||
       !mapSizes(value, "splits", schedule.splitFactors, path))
     return false;

@@ -25,6 +25,8 @@ std::string kf::describeGenome(const Schedule &genome) {
   auto append = [&](llvm::StringRef part) {
     text += (text.empty() ? "" : "; ") + part.str();
   };
+  if (genome.gatherSelections)
+    append("selections gathered");
   if (genome.fuseElementwise)
     append("fuse");
   if (genome.foldScans)

@@ -29,6 +29,18 @@ bool isElementwiseProducer(Value value) {
   return producer && producer.getNumReductionLoops() == 0;
 }
 
+/// Whether `op` reduces into a single output element: it has reduction
+/// loops and its parallel loops (if any) have one iteration in all.
+bool reducesToOneValue(linalg::LinalgOp op) {
+  if (op.getNumReductionLoops() == 0)
+    return false;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  for (auto [range, type] : llvm::zip(ranges, op.getIteratorTypesArray()))
+    if (type == utils::IteratorType::parallel && range != 1)
+      return false;
+  return true;
+}
+
 struct KFFuseElementwisePass
     : kf::impl::KFFuseElementwiseBase<KFFuseElementwisePass> {
   using Base::Base;
@@ -58,11 +70,15 @@ struct KFFuseElementwisePass
     // pattern); the policy here is "always, whatever the use count", except
     // into a contraction: its body would no longer be a multiply-add, and
     // the GEMM kernel would refuse it (an im2col gather fused into its
-    // GEMM is a direct convolution again).
+    // GEMM is a direct convolution again); and except into a reduction to
+    // one value: one thread computes it, and the producer's work (a loss's
+    // per-row terms, each with a log and a gathered logit) would run in
+    // that thread too.
     linalg::populateElementwiseOpsFusionPatterns(
         patterns, [](OpOperand *fused) {
           auto consumer = dyn_cast<linalg::LinalgOp>(fused->getOwner());
-          return !consumer || !linalg::isaContractionOpInterface(consumer);
+          return !consumer || (!linalg::isaContractionOpInterface(consumer) &&
+                               !reducesToOneValue(consumer));
         });
     linalg::GenericOp::getCanonicalizationPatterns(patterns, &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

@@ -69,9 +69,70 @@ protected:
         kf::DefaultSchedule::Tuned);
   }
 
+  /// A row reduction over a 64 x 256 input summing its elements and, when
+  /// `withPick`, also keeping the element at each row's index t[i] (a
+  /// second output: cross-entropy's target logit).
+  FailureOr<kf::Schedule> rowSumDefault(bool withPick) {
+    std::string text = llvm::formatv(
+        "func.func @f(%x: tensor<64x256xf32>, %t: tensor<64xi64>) -> "
+        "(tensor<64xf32>, tensor<64xf32>) {{\n"
+        "  %zero = arith.constant 0.0 : f32\n"
+        "  %e = tensor.empty() : tensor<64xf32>\n"
+        "  %s0 = linalg.fill ins(%zero : f32) outs(%e : tensor<64xf32>) -> "
+        "tensor<64xf32>\n"
+        "  %r:2 = linalg.generic {{indexing_maps = [affine_map<(i, j) -> "
+        "(i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i)>, "
+        "affine_map<(i, j) -> (i)>], iterator_types = [\"parallel\", "
+        "\"reduction\"]} ins(%x, %t : tensor<64x256xf32>, tensor<64xi64>) "
+        "outs(%s0, %s0 : tensor<64xf32>, tensor<64xf32>) {{\n"
+        "  ^bb0(%a: f32, %ti: i64, %s: f32, %p: f32):\n"
+        "    %j = linalg.index 1 : index\n"
+        "    %jj = arith.index_cast %j : index to i64\n"
+        "    %eq = arith.cmpi eq, %jj, %ti : i64\n"
+        "    %s1 = arith.addf %a, %s : f32\n"
+        "    %p1 = arith.select %eq, {0}, %p : f32\n"
+        "    linalg.yield %s1, %p1 : f32, f32\n"
+        "  } -> (tensor<64xf32>, tensor<64xf32>)\n"
+        "  return %r#0, %r#1 : tensor<64xf32>, tensor<64xf32>\n}\n",
+        // Without a pick: the select keeps a sum, no element of x.
+        withPick ? "%a" : "%s1");
+    module = parseSourceString<ModuleOp>(text, &context);
+    if (!module)
+      return failure();
+    return kf::buildDefaultSchedule(
+        cast<func::FuncOp>(module->getBody()->front()),
+        kf::DefaultSchedule::Tuned);
+  }
+
   MLIRContext context;
   OwningOpRef<ModuleOp> module;
 };
+
+TEST_F(DefaultScheduleTest, PicksAtAnIndexAreGathered) {
+  FailureOr<kf::Schedule> schedule = rowSumDefault(/*withPick=*/true);
+  ASSERT_TRUE(succeeded(schedule));
+  EXPECT_TRUE(schedule->gatherSelections);
+  // The sum, alone in its reduction, shares each row among lanes.
+  EXPECT_TRUE(llvm::any_of(schedule->ops, [](const kf::OpSchedule &op) {
+    return op.reductionLanes > 1;
+  }));
+  auto reference = cast<func::FuncOp>(module->getBody()->front());
+  EXPECT_TRUE(succeeded(kf::renderSchedule(reference, *schedule)));
+  // The gene round-trips through the genome's JSON.
+  kf::Schedule copy;
+  llvm::json::Path::Root root;
+  ASSERT_TRUE(kf::fromJSON(kf::toJSON(*schedule), copy, root));
+  EXPECT_TRUE(copy.gatherSelections);
+  // The naive default (the reference's) rewrites nothing.
+  FailureOr<kf::Schedule> naive =
+      kf::buildDefaultSchedule(reference, kf::DefaultSchedule::Naive);
+  ASSERT_TRUE(succeeded(naive));
+  EXPECT_FALSE(naive->gatherSelections);
+
+  FailureOr<kf::Schedule> noPick = rowSumDefault(/*withPick=*/false);
+  ASSERT_TRUE(succeeded(noPick));
+  EXPECT_FALSE(noPick->gatherSelections);
+}
 
 TEST_F(DefaultScheduleTest, ContiguousElementwiseOpsUseSixteenByteVectors) {
   // Four elements per thread along the contiguous loop, 64 threads (two

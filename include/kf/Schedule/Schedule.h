@@ -80,7 +80,8 @@ struct OpSchedule {
 enum class KOuterCopies { None, B, AB };
 
 /// The schedule of a whole reference function. Its structure genes first
-/// rewrite the reference (in this order: blocked scans folded, convolutions
+/// rewrite the reference (in this order: selections gathered, blocked scans
+/// folded, convolutions
 /// as GEMMs, fusion,
 /// collapsing, decomposing, collapsing contraction loops, epilogues, sums
 /// through contractions, K-outer operand copies, splitting); then each linalg
@@ -88,6 +89,13 @@ enum class KOuterCopies { None, B, AB };
 /// kernel, mapped by one OpSchedule, except the ops fused into a GEMM kernel
 /// (its output's fill and its epilogue), whose OpSchedules are ignored.
 struct Schedule {
+  /// Compute each reduction output that picks the element at a given index
+  /// (cross-entropy's logit at the target class) as a gather, the reduction
+  /// keeping its other outputs (kf-gather-selected-elements): the same
+  /// values, read once. Set by the default schedule where it applies; the
+  /// rule experts leave it (an exact rewrite has nothing to trade). First
+  /// of the rewrites.
+  bool gatherSelections = false;
   /// Rewrite each scan written in blocks (a scan within each block, the
   /// blocks' totals scanned, and the two combined: Level 1's cumsum family)
   /// as one scan over the whole dimension (kf-fold-blocked-scans), which
@@ -352,7 +360,8 @@ mlir::FailureOr<std::string> renderSchedule(mlir::func::FuncOp reference,
 /// false), "commute_sums": bool (optional, false), "fold_scans": bool
 /// (optional, false), "fuse_reductions": bool (optional, false),
 /// "split_softmax": bool (optional, false), "pad_contractions": bool
-/// (optional, false), "transpose": "none" | "b" |
+/// (optional, false), "gather_selections": bool (optional, false),
+/// "transpose": "none" | "b" |
 /// "ab" (optional, "none"), "splits": [int], "ops": [{"block": [int],
 /// "threads": [int], "vector": int, "step": int, "stage": int (optional, 0),
 /// "lanes": int (optional, 0), "gemm": ContractionTile (optional,
