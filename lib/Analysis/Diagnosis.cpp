@@ -337,3 +337,42 @@ llvm::json::Value kf::toJSON(const KernelAnalysis &analysis,
                            {"limited_by", occupancy->limitedBy}};
   return object;
 }
+
+unsigned kf::addCompiledKernelFindings(llvm::json::Array &diagnosis,
+                                       llvm::ArrayRef<CompiledKernel> kernels) {
+  unsigned added = 0;
+  for (const CompiledKernel &kernel : kernels) {
+    llvm::StringRef name = kernel.name;
+    if (size_t colons = name.rfind("::"); colons != llvm::StringRef::npos)
+      name = name.drop_front(colons + 2);
+    for (llvm::json::Value &value : diagnosis) {
+      llvm::json::Object *document = value.getAsObject();
+      if (!document || document->getString("kernel") != name)
+        continue;
+      int64_t allocated = document->getInteger("local_bytes").value_or(0);
+      int64_t spilled = kernel.localBytes - allocated;
+      if (spilled <= 0)
+        break;
+      llvm::json::Array *findings = document->getArray("findings");
+      if (!findings)
+        break;
+      findings->push_back(llvm::json::Object{
+          {"kind", "register-spill"},
+          {"severity", "warning"},
+          {"location", document->getString("location").value_or("unknown")},
+          {"message",
+           llvm::formatv("the compiled kernel keeps {0} bytes per thread in "
+                         "local (off-chip) memory beyond its own allocations "
+                         "({1} registers): ptxas spilled registers",
+                         spilled, kernel.registers)
+               .str()},
+          {"action", "shrink-register-tile"},
+          {"evidence", llvm::json::Object{{"registers", kernel.registers},
+                                          {"local_bytes", kernel.localBytes},
+                                          {"spilled_bytes", spilled}}}});
+      ++added;
+      break;
+    }
+  }
+  return added;
+}

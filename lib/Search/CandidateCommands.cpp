@@ -3,6 +3,7 @@
 #include "kf/Search/Commands.h"
 
 #include "kf/Analysis/Bottleneck.h"
+#include "kf/Analysis/KernelAnalysis.h"
 #include "kf/Analysis/ProblemAnalysis.h"
 #include "kf/Runtime/Worker.h"
 #include "kf/Schedule/Schedule.h"
@@ -289,7 +290,14 @@ int runEvalCommand(MLIRContext &context, const EvalCommandConfig &config) {
       bottleneck["measured_because"] = measured.reason;
     }
     output["bottleneck"] = std::move(bottleneck);
-    output["diagnosis"] = json::Array(candidate->diagnosis);
+    // The compiled kernels' resources tell what the IR cannot: registers
+    // ptxas spilled.
+    json::Array diagnosis(candidate->diagnosis);
+    SmallVector<CompiledKernel> compiled;
+    for (const KernelResources &kernel : result.kernels)
+      compiled.push_back({kernel.name, kernel.registers, kernel.localBytes});
+    addCompiledKernelFindings(diagnosis, compiled);
+    output["diagnosis"] = std::move(diagnosis);
     output["predicted_ms"] = candidate->predictedSeconds * 1e3;
     if (result.candidateTime && result.candidateTime->medianMs > 0) {
       double seconds = result.candidateTime->medianMs / 1e3;

@@ -111,6 +111,24 @@ LocalEvaluator::create(const SearchConfig &config, const LoadedProblem &problem,
 /// Each outcome says what ranked it, as its record will: with rounds that
 /// overlap, the run's evaluator may change (no GPU answers) before an
 /// earlier round is recorded.
+/// The triggers of a measured candidate: its static diagnosis's, and
+/// `register-spill` when a compiled kernel has local memory while the IR
+/// allocates none (no `local-memory` finding): registers ptxas spilled,
+/// which only the compiled kernel tells.
+static std::vector<std::string> measuredTriggers(const EvalResult &result,
+                                                 const CompileReply &reply) {
+  std::vector<std::string> triggers = reply.triggers;
+  bool spilled = llvm::any_of(result.kernels, [](const KernelResources &k) {
+    return k.localBytes > 0;
+  });
+  if (spilled && !llvm::is_contained(triggers, "local-memory") &&
+      !llvm::is_contained(triggers, "register-spill")) {
+    triggers.push_back("register-spill");
+    llvm::sort(triggers);
+  }
+  return triggers;
+}
+
 Outcome LocalEvaluator::outcomeOf(const EvalResult &result,
                                   const CompileReply &reply) {
   // Once a worker found no GPU, the run ranks by the cost model only:
@@ -131,11 +149,12 @@ Outcome LocalEvaluator::outcomeOf(const EvalResult &result,
             "", kCostModelName};
   }
   if (result.status != CandidateStatus::Correct || !result.candidateTime)
-    return {result.status, 0, reply.triggers, result.message, name.get()};
+    return {result.status, 0, measuredTriggers(result, reply), result.message,
+            name.get()};
   std::string gpuName = "gpu (" + result.deviceName + ")";
   name.set(gpuName);
   return {CandidateStatus::Correct, result.candidateTime->medianMs / 1e3,
-          reply.triggers, "", gpuName};
+          measuredTriggers(result, reply), "", gpuName};
 }
 
 std::vector<Outcome>

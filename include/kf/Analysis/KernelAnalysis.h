@@ -175,6 +175,24 @@ llvm::SmallVector<Finding> diagnoseKernel(const KernelAnalysis &analysis);
 llvm::json::Value toJSON(const KernelAnalysis &analysis,
                          llvm::ArrayRef<Finding> findings);
 
+/// What the driver reports of a compiled kernel (cuFuncGetAttribute).
+struct CompiledKernel {
+  /// The kernel's name, with or without its module's ("module::kernel").
+  std::string name;
+  int64_t registers = 0;
+  /// Local memory per thread: the IR's own allocations and ptxas' spills.
+  int64_t localBytes = 0;
+};
+
+/// Adds to `diagnosis` (the kernels' documents, as toJSON writes them) what
+/// only the compiled kernels tell: a `register-spill` warning on each kernel
+/// whose local memory per thread exceeds what its IR allocates, the rest
+/// being registers ptxas spilled (a GEMM kernel's epilogue past the 128
+/// registers of two blocks per SM). Kernels the diagnosis does not name
+/// are skipped. Returns the number of findings added.
+unsigned addCompiledKernelFindings(llvm::json::Array &diagnosis,
+                                   llvm::ArrayRef<CompiledKernel> kernels);
+
 /// "file:line:col" of an operation, or "unknown".
 std::string locationString(mlir::Operation *op);
 
