@@ -36,11 +36,10 @@ static constexpr int64_t kMinNForACopy = 2048;
 /// with 1024. `structure` is the restructured reference whose defaults
 /// `schedule`'s ops are: its groupedReductions are the groups that form with
 /// them.
-static void setRowGroups(kf::Schedule &schedule,
-                         const kf::Restructured &structure) {
-  if (structure.groupedReductions.empty())
+static void setRowGroupLanes(kf::Schedule &schedule,
+                             const kf::Restructured &structure) {
+  if (!schedule.fuseReductions)
     return;
-  schedule.fuseReductions = true;
   for (ArrayRef<unsigned> indices :
        {ArrayRef<unsigned>(structure.groupedReductions),
         ArrayRef<unsigned>(structure.reducingGroupConsumers)})
@@ -57,6 +56,15 @@ static void setRowGroups(kf::Schedule &schedule,
       if (op.reductionLanes == 256)
         kf::setReductionLanes(op, structure.shapes[index], lanes);
     }
+}
+
+/// The default turns row groups on wherever they form with its ops.
+static void setRowGroups(kf::Schedule &schedule,
+                         const kf::Restructured &structure) {
+  if (structure.groupedReductions.empty())
+    return;
+  schedule.fuseReductions = true;
+  setRowGroupLanes(schedule, structure);
 }
 
 /// With a softmax's statistics split, the division is a plain elementwise
@@ -494,13 +502,18 @@ static FailureOr<kf::Schedule> buildDefault(func::FuncOp reference,
   // restructured reference's defaults.
   if (kind == DefaultSchedule::Tuned) {
     setRowGroups(schedule, *tuned);
-    setWideRows(schedule, *tuned);
-    setVectorWidths(schedule, *tuned);
-    setTransposeTiles(schedule, *tuned);
+    kf::tuneDefaultOps(schedule, *tuned);
   }
   return schedule;
 }
 } // namespace kf
+
+void kf::tuneDefaultOps(Schedule &schedule, const Restructured &structure) {
+  setRowGroupLanes(schedule, structure);
+  setWideRows(schedule, structure);
+  setVectorWidths(schedule, structure);
+  setTransposeTiles(schedule, structure);
+}
 
 FailureOr<kf::Schedule> kf::buildDefaultSchedule(func::FuncOp reference,
                                                  DefaultSchedule kind) {

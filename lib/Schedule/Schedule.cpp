@@ -714,7 +714,10 @@ FailureOr<kf::Schedule> kf::completeSchedule(func::FuncOp reference,
   if (failed(structure))
     return failure();
   Schedule completed = schedule;
-  completed.ops = std::move(structure->defaults);
+  completed.ops = structure->defaults;
+  // What the default schedule gives ops of these shapes, not the plain
+  // mapping: a genome of structure genes alone is compared with defaults.
+  tuneDefaultOps(completed, *structure);
   return completed;
 }
 

@@ -418,8 +418,13 @@ std::string mutateOp(OpSchedule &op, const OpShape &shape, unsigned index,
 void remapOps(Schedule &genome, const Schedule &parent,
               const Restructured &before, const Restructured &after) {
   llvm::SmallVector<bool> used(parent.ops.size(), false);
+  // New ops get what the default schedule would give them (16-byte vectors,
+  // a copy's 4 x 4 tiles), not the plain mapping.
+  Schedule tuned = genome;
+  tuned.ops = after.defaults;
+  tuneDefaultOps(tuned, after);
   genome.ops.clear();
-  for (auto [shape, fallback] : llvm::zip_equal(after.shapes, after.defaults)) {
+  for (auto [shape, fallback] : llvm::zip_equal(after.shapes, tuned.ops)) {
     std::optional<unsigned> match;
     for (unsigned j = 0; j < parent.ops.size() && j < before.shapes.size(); ++j)
       if (!used[j] && before.shapes[j] == shape) {

@@ -12,6 +12,8 @@
 
 #include "gtest/gtest.h"
 
+#include <functional>
+
 using namespace mlir;
 
 namespace {
@@ -107,6 +109,33 @@ protected:
   MLIRContext context;
   OwningOpRef<ModuleOp> module;
 };
+
+TEST_F(DefaultScheduleTest, GenesAloneGetTheDefaultsTunedOps) {
+  // A genome of structure genes alone (no "ops") is completed with what the
+  // default schedule gives each op: here a copy's 4 x 4 tiles, there 16-byte
+  // vectors, not the plain mapping of Restructured::defaults.
+  for (auto build : {std::function<FailureOr<kf::Schedule>()>(
+                         [&] { return transposeDefault(512, 2048); }),
+                     std::function<FailureOr<kf::Schedule>()>([&] {
+                       return scaleDefault(64, 1024, "(i, j)",
+                                           kf::DefaultSchedule::Tuned);
+                     })}) {
+    FailureOr<kf::Schedule> schedule = build();
+    ASSERT_TRUE(succeeded(schedule));
+    kf::Schedule genes = *schedule;
+    genes.ops.clear();
+    FailureOr<kf::Schedule> completed = kf::completeSchedule(
+        cast<func::FuncOp>(module->getBody()->front()), genes);
+    ASSERT_TRUE(succeeded(completed));
+    ASSERT_EQ(completed->ops.size(), schedule->ops.size());
+    for (auto [got, want] : llvm::zip_equal(completed->ops, schedule->ops)) {
+      EXPECT_EQ(got.vectorWidth, want.vectorWidth);
+      EXPECT_EQ(got.vectorWidth, 4);
+      EXPECT_EQ(got.blockTile, want.blockTile);
+      EXPECT_EQ(got.threads, want.threads);
+    }
+  }
+}
 
 TEST_F(DefaultScheduleTest, PicksAtAnIndexAreGathered) {
   FailureOr<kf::Schedule> schedule = rowSumDefault(/*withPick=*/true);

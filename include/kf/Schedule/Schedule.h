@@ -340,9 +340,18 @@ mlir::FailureOr<Schedule>
 buildDefaultSchedule(mlir::func::FuncOp reference,
                      DefaultSchedule kind = DefaultSchedule::Tuned);
 
+/// Gives the ops of `schedule`, the plain defaults of `structure` (its
+/// restructured reference), what the Tuned default schedule gives an op of
+/// that shape beyond them: 16-byte vectors for contiguous elementwise ops,
+/// 4 x 4 tiles for transposing copies, wide rows after split softmax
+/// statistics, and, where the schedule's row groups are on, their lanes.
+/// The structure genes are left as they are.
+void tuneDefaultOps(Schedule &schedule, const Restructured &structure);
+
 /// `schedule` with every op given: where its ops are empty, each op of the
 /// reference rewritten by its structure genes gets its default OpSchedule
-/// (what Restructured::defaults holds); otherwise `schedule` unchanged.
+/// (Restructured::defaults, tuned as the default schedule tunes them:
+/// tuneDefaultOps); otherwise `schedule` unchanged.
 mlir::FailureOr<Schedule> completeSchedule(mlir::func::FuncOp reference,
                                            const Schedule &schedule);
 
