@@ -219,8 +219,7 @@ void rewrite(linalg::GenericOp op, const IndexSelection &selection,
   SmallVector<Operation *> dead{condition};
   while (!dead.empty()) {
     Operation *next = dead.pop_back_val();
-    if (!next->use_empty() || next->getBlock() != body ||
-        !isMemoryEffectFree(next))
+    if (next->getBlock() != body || !isOpTriviallyDead(next))
       continue;
     SmallVector<Value> operands(next->getOperands());
     rewriter.eraseOp(next);

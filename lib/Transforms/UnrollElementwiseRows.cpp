@@ -18,6 +18,7 @@
 
 #include "kf/Transforms/Passes.h"
 
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
@@ -53,13 +54,10 @@ VectorType rowwiseType(Operation *op) {
   return type;
 }
 
-/// The row `position` (indices of the leading dimensions) selects, as a
-/// linear index in row-major order.
-int64_t rowIndex(ArrayRef<int64_t> position, ArrayRef<int64_t> shape) {
-  int64_t index = 0;
-  for (auto [at, size] : llvm::zip(position, shape.drop_back()))
-    index = index * size + at;
-  return index;
+/// The strides of `type`'s rows: rows are numbered in row-major order of
+/// the leading dimensions.
+SmallVector<int64_t> rowStrides(VectorType type) {
+  return computeSuffixProduct(type.getShape().drop_back());
 }
 
 /// The use's row and, for an element, its index in the row, when the use
@@ -72,10 +70,10 @@ extractedRow(OpOperand &use, VectorType type) {
   ArrayRef<int64_t> position = extract.getStaticPosition();
   int64_t rank = type.getRank();
   if ((int64_t)position.size() == rank - 1)
-    return std::make_pair(rowIndex(position, type.getShape()),
+    return std::make_pair(linearize(position, rowStrides(type)),
                           std::optional<int64_t>());
   if ((int64_t)position.size() == rank)
-    return std::make_pair(rowIndex(position.drop_back(), type.getShape()),
+    return std::make_pair(linearize(position.drop_back(), rowStrides(type)),
                           std::optional<int64_t>(position.back()));
   return std::nullopt;
 }
@@ -114,6 +112,7 @@ void unrollRows(SmallVector<Operation *> ops, VectorType shapeType) {
   Operation *last = ops.back();
   ArrayRef<int64_t> shape = shapeType.getShape();
   int64_t numRows = shapeType.getNumElements() / shape.back();
+  SmallVector<int64_t> strides = rowStrides(shapeType);
 
   // Each row's chain goes right before the first op after the chain that
   // reads one of the row's results.
@@ -135,11 +134,7 @@ void unrollRows(SmallVector<Operation *> ops, VectorType shapeType) {
     if (!rowPoint[row])
       continue;
     rewriter.setInsertionPoint(rowPoint[row]);
-    SmallVector<int64_t> position(shape.size() - 1);
-    for (int64_t rest = row, dim = shape.size() - 2; dim >= 0; --dim) {
-      position[dim] = rest % shape[dim];
-      rest /= shape[dim];
-    }
+    SmallVector<int64_t> position = delinearize(row, strides);
     for (Operation *op : ops) {
       for (Value operand : op->getOperands())
         if (!rows[row].contains(operand))

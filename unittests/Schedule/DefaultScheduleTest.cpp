@@ -27,6 +27,16 @@ protected:
     context.loadAllAvailableDialects();
   }
 
+  /// The default schedule of the function `text` holds, parsed into
+  /// `module`.
+  FailureOr<kf::Schedule> defaultOf(StringRef text, kf::DefaultSchedule kind) {
+    module = parseSourceString<ModuleOp>(text, &context);
+    if (!module)
+      return failure();
+    return kf::buildDefaultSchedule(
+        cast<func::FuncOp>(module->getBody()->front()), kind);
+  }
+
   /// The default schedule of a function computing `x * 2` over a
   /// `rows` x `columns` input, read through `inputMap`.
   FailureOr<kf::Schedule> scaleDefault(int64_t rows, int64_t columns,
@@ -46,11 +56,7 @@ protected:
         "  } -> {0}\n"
         "  return %y : {0}\n}\n",
         type, inputMap);
-    module = parseSourceString<ModuleOp>(text, &context);
-    if (!module)
-      return failure();
-    return kf::buildDefaultSchedule(
-        cast<func::FuncOp>(module->getBody()->front()), kind);
+    return defaultOf(text, kind);
   }
 
   /// The default schedule of a function that transposes a `rows` x
@@ -63,12 +69,7 @@ protected:
         "outs(%e : tensor<{1}x{0}xf32>) permutation = [1, 0]\n"
         "  return %y : tensor<{1}x{0}xf32>\n}\n",
         rows, columns);
-    module = parseSourceString<ModuleOp>(text, &context);
-    if (!module)
-      return failure();
-    return kf::buildDefaultSchedule(
-        cast<func::FuncOp>(module->getBody()->front()),
-        kf::DefaultSchedule::Tuned);
+    return defaultOf(text, kf::DefaultSchedule::Tuned);
   }
 
   /// A row reduction over a 64 x 256 input summing its elements and, when
@@ -98,12 +99,7 @@ protected:
         "  return %r#0, %r#1 : tensor<64xf32>, tensor<64xf32>\n}\n",
         // Without a pick: the select keeps a sum, no element of x.
         withPick ? "%a" : "%s1");
-    module = parseSourceString<ModuleOp>(text, &context);
-    if (!module)
-      return failure();
-    return kf::buildDefaultSchedule(
-        cast<func::FuncOp>(module->getBody()->front()),
-        kf::DefaultSchedule::Tuned);
+    return defaultOf(text, kf::DefaultSchedule::Tuned);
   }
 
   MLIRContext context;
